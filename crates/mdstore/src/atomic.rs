@@ -1,0 +1,87 @@
+//! Atomic file replacement: a temporary file in the same folder, fsync,
+//! rename over the target, fsync of the folder (SPEC §6).
+//!
+//! Temporary files are dotfiles ending in [`TEMP_SUFFIX`], so readers skip
+//! them; a writer holding the store lock removes any left by a crash.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The suffix of memctl's temporary files.
+pub const TEMP_SUFFIX: &str = ".memctl-tmp";
+
+/// Writes `bytes` to `path` so that a crash at any instant leaves either the
+/// old file or the new one, whole. Creates the parent folder if needed.
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(dir)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(TEMP_SUFFIX)
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// Removes `path` and makes the removal durable. A missing file is not an error.
+pub fn remove_file(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => sync_dir(parent_dir(path)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether a file name is one of memctl's temporary files.
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(TEMP_SUFFIX)
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Flushes a folder's entries (the rename) to disk. Only Unix can open a
+/// folder for that; elsewhere the rename is as durable as the OS makes it.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, File::open);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_whole_file_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        write_file(&path, b"old").unwrap();
+        write_file(&path, b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["a.md"]);
+    }
+
+    #[test]
+    fn temp_names_are_recognised() {
+        assert!(is_temp_name(".abc123.memctl-tmp"));
+        assert!(!is_temp_name("notes.md"));
+    }
+}

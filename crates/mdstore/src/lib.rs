@@ -1,0 +1,34 @@
+/*!
+`mdstore` owns memctl's memory records: one Markdown file each, with YAML
+frontmatter, in a store folder that people edit and version with git.
+
+It reads real-world files leniently, validates ids and paths, writes
+atomically under the store's lock, regenerates `MEMORY.md`, keeps tombstones
+and runs the write guards. It knows nothing of the search index.
+
+```
+let dir = tempfile::tempdir().unwrap();
+let store = mdstore::Store::create(dir.path()).unwrap();
+std::fs::write(
+    dir.path().join("prefer-pytest.md"),
+    "---\nname: prefer-pytest\ndescription: Tests use pytest\ntype: feedback\n---\nUse pytest.\n",
+).unwrap();
+let record = store.read_record("prefer-pytest.md".as_ref()).unwrap();
+assert_eq!(record.meta.description.as_deref(), Some("Tests use pytest"));
+assert_eq!(record.body, "Use pytest.\n");
+```
+*/
+#![forbid(unsafe_code)]
+
+pub mod atomic;
+pub mod frontmatter;
+pub mod guard;
+pub mod hash;
+pub mod id;
+pub mod lock;
+pub mod record;
+pub mod store;
+pub mod tombstone;
+
+pub use record::{Meta, Problem, Record, RecordType, Severity, Source};
+pub use store::{FileEntry, SkipReason, Skipped, Store, Summary, WalkItem};

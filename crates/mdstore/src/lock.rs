@@ -1,0 +1,88 @@
+//! The store's write lock: an OS file lock held for the whole of a write.
+//!
+//! On Unix the lock is taken on the store folder itself, so the store holds
+//! no lock file and every process that can see the folder agrees on the
+//! lock whatever its environment. Elsewhere a `.memctl.lock` dotfile is used.
+
+use std::fs::{File, TryLockError};
+use std::io;
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long a writer waits for the lock unless `MEMCTL_LOCK_TIMEOUT_MS` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A held write lock; released on drop (and by the OS if the process dies).
+#[derive(Debug)]
+pub struct StoreLock {
+    _file: File,
+}
+
+/// Why the lock could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error("another memctl process held the store's write lock for {0:?}")]
+    Timeout(Duration),
+    #[error("cannot open the store's lock: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// The timeout from `MEMCTL_LOCK_TIMEOUT_MS`, else [`DEFAULT_TIMEOUT`].
+pub fn timeout_from_env() -> Duration {
+    std::env::var("MEMCTL_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+impl StoreLock {
+    /// Takes the exclusive lock on the store at `root`, waiting up to `timeout`.
+    pub fn acquire(root: &Path, timeout: Duration) -> Result<StoreLock, LockError> {
+        let file = open_lock_file(root)?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(StoreLock { _file: file }),
+                Err(TryLockError::WouldBlock) => {}
+                Err(TryLockError::Error(e)) => return Err(LockError::Io(e)),
+            }
+            if start.elapsed() >= timeout {
+                return Err(LockError::Timeout(timeout));
+            }
+            thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(25));
+        }
+    }
+}
+
+#[cfg(unix)]
+fn open_lock_file(root: &Path) -> io::Result<File> {
+    File::open(root)
+}
+
+#[cfg(not(unix))]
+fn open_lock_file(root: &Path) -> io::Result<File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(root.join(".memctl.lock"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_locker_times_out_then_gets_it_after_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = StoreLock::acquire(dir.path(), Duration::from_millis(50)).unwrap();
+        let err = StoreLock::acquire(dir.path(), Duration::from_millis(30)).unwrap_err();
+        assert!(matches!(err, LockError::Timeout(_)));
+        drop(first);
+        StoreLock::acquire(dir.path(), Duration::from_millis(30)).unwrap();
+    }
+}

@@ -1,0 +1,402 @@
+//! A store on disk: finding its record files, reading them whole or header
+//! only, and telling records from everything else in the folder.
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::frontmatter::{self, HeaderEnd};
+use crate::record::{Meta, Problem, Record, RecordType, Source};
+
+/// Files larger than this are not records (SPEC §2); they are reported.
+pub const MAX_RECORD_BYTES: u64 = 256 * 1024;
+
+/// How much of a file a header-only read takes first.
+const HEADER_PREFIX_BYTES: usize = 4096;
+
+/// The name of the generated catalogue.
+pub const CATALOG_FILE: &str = "MEMORY.md";
+
+/// A store folder: the records are the truth.
+#[derive(Clone, Debug)]
+pub struct Store {
+    root: PathBuf,
+}
+
+/// A record file found by [`Store::walk`], with what freshness checks need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileEntry {
+    /// Relative to the store root, as found on disk.
+    pub rel_path: PathBuf,
+    pub id: String,
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Inode number on Unix; 0 elsewhere.
+    pub inode: u64,
+}
+
+/// Why a file that looks like a record is not read as one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SkipReason {
+    #[error("larger than 256 KiB ({0} bytes); not read as a record")]
+    TooLarge(u64),
+    #[error("a symlink that leads outside the store")]
+    SymlinkOutside,
+    #[error("a symlink to a folder; not followed")]
+    SymlinkedFolder,
+    #[error("not valid UTF-8 (first bad byte at offset {0})")]
+    NotUtf8(usize),
+    #[error("contains a NUL byte at offset {0}")]
+    NulByte(usize),
+    #[error("cannot be read: {0}")]
+    Unreadable(String),
+}
+
+/// A file skipped by [`Store::walk`] or [`Store::read_record`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub rel_path: PathBuf,
+    pub reason: SkipReason,
+}
+
+/// One item of a store walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkItem {
+    Record(FileEntry),
+    Skipped(Skipped),
+}
+
+/// What a header-only read gives: enough for `MEMORY.md`, `list` and the
+/// write-time checks, without reading bodies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub id: String,
+    pub rel_path: PathBuf,
+    pub meta: Meta,
+}
+
+impl Summary {
+    pub fn record_type(&self) -> Option<RecordType> {
+        self.meta.record_type
+    }
+
+    pub fn description(&self) -> &str {
+        self.meta.description.as_deref().unwrap_or("")
+    }
+
+    pub fn source(&self) -> Source {
+        self.meta.source.unwrap_or(Source::User)
+    }
+}
+
+impl Store {
+    /// Opens an existing store folder. The path is canonicalised, so that a
+    /// store has one identity however it was named.
+    pub fn open(root: &Path) -> io::Result<Store> {
+        let root = fs::canonicalize(root)?;
+        if !root.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{} is not a folder", root.display()),
+            ));
+        }
+        Ok(Store { root })
+    }
+
+    /// Creates the store folder if needed, then opens it.
+    pub fn create(root: &Path) -> io::Result<Store> {
+        fs::create_dir_all(root)?;
+        Store::open(root)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path of `MEMORY.md`.
+    pub fn catalog_path(&self) -> PathBuf {
+        self.root.join(CATALOG_FILE)
+    }
+
+    /// Every record file and every skipped look-alike, in a stable order
+    /// (sorted by path). Dotfiles, dot-folders and `MEMORY.md` are left out
+    /// silently: they are not records.
+    pub fn walk(&self) -> impl Iterator<Item = WalkItem> + '_ {
+        walkdir::WalkDir::new(&self.root)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()))
+            .filter_map(move |entry| match entry {
+                Ok(entry) if entry.depth() == 0 => None,
+                Ok(entry) => self.walk_item(entry.path(), entry.file_type()),
+                Err(err) => {
+                    let path = err.path().map(Path::to_path_buf).unwrap_or_default();
+                    let rel_path = path.strip_prefix(&self.root).unwrap_or(&path).to_path_buf();
+                    Some(WalkItem::Skipped(Skipped {
+                        rel_path,
+                        reason: SkipReason::Unreadable(err.to_string()),
+                    }))
+                }
+            })
+    }
+
+    fn walk_item(&self, path: &Path, file_type: fs::FileType) -> Option<WalkItem> {
+        if file_type.is_dir() {
+            return None;
+        }
+        let rel_path = path.strip_prefix(&self.root).ok()?.to_path_buf();
+        if !is_record_name(&rel_path) {
+            return None;
+        }
+        Some(match self.entry_for(&rel_path) {
+            Ok(entry) => WalkItem::Record(entry),
+            Err(reason) => WalkItem::Skipped(Skipped { rel_path, reason }),
+        })
+    }
+
+    /// Stats one record path (relative to the root) the way [`Store::walk`]
+    /// does. `Ok(None)` when the file does not exist (any more).
+    pub fn stat(&self, rel_path: &Path) -> Result<Option<FileEntry>, SkipReason> {
+        match fs::symlink_metadata(self.root.join(rel_path)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(SkipReason::Unreadable(e.to_string())),
+            Ok(_) => self.entry_for(rel_path).map(Some),
+        }
+    }
+
+    fn entry_for(&self, rel_path: &Path) -> Result<FileEntry, SkipReason> {
+        let path = self.root.join(rel_path);
+        let unreadable = |e: io::Error| SkipReason::Unreadable(e.to_string());
+        let mut meta = fs::symlink_metadata(&path).map_err(unreadable)?;
+        if meta.file_type().is_symlink() {
+            let target = fs::canonicalize(&path).map_err(unreadable)?;
+            if !target.starts_with(&self.root) {
+                return Err(SkipReason::SymlinkOutside);
+            }
+            meta = fs::metadata(&target).map_err(unreadable)?;
+            if meta.is_dir() {
+                return Err(SkipReason::SymlinkedFolder);
+            }
+        }
+        if meta.len() > MAX_RECORD_BYTES {
+            return Err(SkipReason::TooLarge(meta.len()));
+        }
+        Ok(FileEntry {
+            id: id_from_rel_path(rel_path),
+            rel_path: rel_path.to_path_buf(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            inode: inode(&meta),
+        })
+    }
+
+    /// Whether an absolute path (from a file watcher, say) names a record
+    /// file of this store; returns it relative to the root.
+    pub fn record_rel_path(&self, path: &Path) -> Option<PathBuf> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        if rel.components().any(|c| match c {
+            Component::Normal(name) => is_hidden(name),
+            _ => true,
+        }) {
+            return None;
+        }
+        is_record_name(rel).then(|| rel.to_path_buf())
+    }
+
+    /// Reads and parses a whole record. Unreadable, non-UTF-8 or NUL-holding
+    /// files are a [`Skipped`], never a panic.
+    pub fn read_record(&self, rel_path: &Path) -> Result<Record, Skipped> {
+        let skipped = |reason| Skipped {
+            rel_path: rel_path.to_path_buf(),
+            reason,
+        };
+        let entry = self.entry_for(rel_path).map_err(skipped)?;
+        let bytes = read_capped(&self.root.join(rel_path), MAX_RECORD_BYTES as usize)
+            .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let text = decode(&bytes).map_err(skipped)?;
+        Ok(build_record(&entry, text))
+    }
+
+    /// Reads only what [`Summary`] needs: the frontmatter, and the start of
+    /// the body when the description must come from it.
+    pub fn read_summary(&self, rel_path: &Path) -> Result<Summary, Skipped> {
+        let skipped = |reason| Skipped {
+            rel_path: rel_path.to_path_buf(),
+            reason,
+        };
+        let path = self.root.join(rel_path);
+        let mut file = fs::File::open(&path).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let mut bytes = vec![0; HEADER_PREFIX_BYTES];
+        let filled = read_full(&mut file, &mut bytes).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        bytes.truncate(filled);
+        let prefix_is_whole = filled < HEADER_PREFIX_BYTES;
+        let header_len = match std::str::from_utf8(&bytes) {
+            Ok(text) => match frontmatter::find_header_end(text) {
+                HeaderEnd::Closed { body_offset } => Some(body_offset),
+                _ => None,
+            },
+            // A cut multi-byte character at the end is fine; anything else
+            // is decided by the whole read below.
+            Err(e) if e.error_len().is_none() => {
+                match frontmatter::find_header_end(&String::from_utf8_lossy(&bytes[..e.valid_up_to()])) {
+                    HeaderEnd::Closed { body_offset } => Some(body_offset),
+                    _ => None,
+                }
+            }
+            Err(_) => None,
+        };
+        let needs_whole = match header_len {
+            Some(len) => {
+                let header = decode(&bytes[..len]).map_err(skipped)?;
+                let parsed = frontmatter::parse(header);
+                parsed.meta.description.is_none()
+            }
+            None => true,
+        };
+        if needs_whole && !prefix_is_whole {
+            let record = self.read_record(rel_path)?;
+            return Ok(Summary {
+                id: record.id,
+                rel_path: record.rel_path,
+                meta: record.meta,
+            });
+        }
+        let text_len = if needs_whole { bytes.len() } else { header_len.unwrap_or(bytes.len()) };
+        let text = decode(&bytes[..text_len]).map_err(skipped)?;
+        let id = id_from_rel_path(rel_path);
+        let record = build_record_parts(&id, rel_path, text);
+        Ok(Summary {
+            id,
+            rel_path: rel_path.to_path_buf(),
+            meta: record.meta,
+        })
+    }
+}
+
+/// The id of a record path: its path without the `.md` extension, with `/`
+/// separators on every platform.
+pub fn id_from_rel_path(rel_path: &Path) -> String {
+    let stem = rel_path.with_extension("");
+    let parts: Vec<String> = stem
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_str().is_none_or(|n| n.starts_with('.'))
+}
+
+fn is_record_name(rel_path: &Path) -> bool {
+    let Some(name) = rel_path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let has_md_extension = rel_path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    has_md_extension && !name.starts_with('.') && !name.eq_ignore_ascii_case(CATALOG_FILE)
+}
+
+fn mtime_ns(meta: &fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(unix)]
+fn inode(meta: &fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ino()
+}
+
+#[cfg(not(unix))]
+fn inode(_meta: &fs::Metadata) -> u64 {
+    0
+}
+
+fn read_full(file: &mut fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+fn read_capped(path: &Path, cap: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)?.take(cap as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > cap {
+        return Err(io::Error::other(format!("grew past {cap} bytes while being read")));
+    }
+    Ok(bytes)
+}
+
+fn decode(bytes: &[u8]) -> Result<&str, SkipReason> {
+    let text = std::str::from_utf8(bytes).map_err(|e| SkipReason::NotUtf8(e.valid_up_to()))?;
+    match text.find('\0') {
+        Some(offset) => Err(SkipReason::NulByte(offset)),
+        None => Ok(text),
+    }
+}
+
+fn build_record(entry: &FileEntry, text: &str) -> Record {
+    let mut record = build_record_parts(&entry.id, &entry.rel_path, text);
+    if record.meta.created.is_none() || record.meta.updated.is_none() {
+        // SPEC §2: a hand-made record without timestamps takes the file's mtime.
+        let mtime = jiff::Timestamp::from_nanosecond(i128::from(entry.mtime_ns)).ok();
+        record.meta.created = record.meta.created.or(mtime);
+        record.meta.updated = record.meta.updated.or(mtime);
+    }
+    record
+}
+
+/// Applies SPEC §2's fallbacks and record-level checks to a parsed file.
+fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
+    let parsed = frontmatter::parse(text);
+    let body = text.get(parsed.body_offset..).unwrap_or("").to_string();
+    let mut meta = parsed.meta;
+    let mut problems = parsed.problems;
+    let stem = id.rsplit('/').next().unwrap_or(id);
+    if parsed.frontmatter.is_none() {
+        problems.push(Problem::warning(Some(1), "no frontmatter: name, description and type are missing"));
+    } else {
+        match meta.name.as_deref() {
+            None => problems.push(Problem::warning(None, "no `name`; the file name is used")),
+            Some(name) if name != stem => problems.push(Problem::warning(
+                None,
+                format!("`name` is {name:?} but the file is {stem:?}; the file name wins"),
+            )),
+            Some(_) => {}
+        }
+        if meta.description.is_none() {
+            problems.push(Problem::error(None, "no `description`; the first line of the body is used"));
+        }
+        if meta.record_type.is_none() {
+            problems.push(Problem::error(None, "no valid `type` (user, feedback, project or reference)"));
+        }
+    }
+    meta.name = Some(stem.to_string());
+    if meta.description.is_none() {
+        meta.description = Some(frontmatter::description_from_body(&body).unwrap_or_else(|| stem.to_string()));
+    }
+    Record {
+        id: id.to_string(),
+        rel_path: rel_path.to_path_buf(),
+        meta,
+        frontmatter: parsed.frontmatter,
+        body,
+        problems,
+    }
+}
