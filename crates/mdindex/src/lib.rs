@@ -1,2 +1,10 @@
-//! The derived FTS5 index over an mdstore (being written).
+/*!
+`mdindex` keeps the derived SQLite FTS5 index of an mdstore store: it builds
+and syncs it, watches the store for changes, parses the query language and
+ranks results. The index is never the truth: it can be deleted at any time.
+*/
 #![forbid(unsafe_code)]
+
+pub mod query;
+pub mod snippet;
+pub mod text;
