@@ -21,6 +21,9 @@ assert_eq!(record.body, "Use pytest.\n");
 #![forbid(unsafe_code)]
 
 pub mod atomic;
+pub mod catalog;
+pub mod check;
+pub mod edit;
 pub mod frontmatter;
 pub mod guard;
 pub mod hash;
@@ -29,6 +32,8 @@ pub mod lock;
 pub mod record;
 pub mod store;
 pub mod tombstone;
+pub mod view;
+pub mod write;
 
 pub use record::{Meta, Problem, Record, RecordType, Severity, Source};
 pub use store::{FileEntry, SkipReason, Skipped, Store, Summary, WalkItem};

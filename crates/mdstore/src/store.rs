@@ -193,6 +193,22 @@ impl Store {
         })
     }
 
+    /// The record file with this id, ignoring case and Unicode normalisation
+    /// (SPEC §2): the exact path first, else a walk of the file names.
+    pub fn find(&self, id: &str) -> Option<FileEntry> {
+        if let Ok(path) = crate::id::record_path(&self.root, id)
+            && let Ok(rel) = path.strip_prefix(&self.root)
+            && let Ok(Some(entry)) = self.stat(rel)
+        {
+            return Some(entry);
+        }
+        let key = crate::id::id_key(id);
+        self.walk().find_map(|item| match item {
+            WalkItem::Record(entry) if crate::id::id_key(&entry.id) == key => Some(entry),
+            _ => None,
+        })
+    }
+
     /// Whether an absolute path (from a file watcher, say) names a record
     /// file of this store; returns it relative to the root.
     pub fn record_rel_path(&self, path: &Path) -> Option<PathBuf> {

@@ -1,0 +1,87 @@
+//! A header-only view of a whole store: what every write consults (ids,
+//! descriptions, trust, revisions, tombstones) without reading any body.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::id::id_key;
+use crate::store::{Skipped, Store, Summary, WalkItem};
+use crate::tombstone::{self, Tombstone};
+
+#[derive(Clone, Debug, Default)]
+pub struct StoreView {
+    /// Every readable record's header, in walk order.
+    pub summaries: Vec<Summary>,
+    /// Files that look like records but could not be read.
+    pub skipped: Vec<Skipped>,
+    pub tombstones: Vec<Tombstone>,
+    /// Tombstone files that could not be read: path and reason.
+    pub tombstone_problems: Vec<(PathBuf, String)>,
+    by_key: HashMap<String, usize>,
+}
+
+impl StoreView {
+    /// Reads the header of every record and every tombstone.
+    pub fn load(store: &Store) -> StoreView {
+        let mut view = StoreView::default();
+        for item in store.walk() {
+            match item {
+                WalkItem::Record(entry) => match store.read_summary(&entry.rel_path) {
+                    Ok(summary) => view.push(summary),
+                    Err(skipped) => view.skipped.push(skipped),
+                },
+                WalkItem::Skipped(skipped) => view.skipped.push(skipped),
+            }
+        }
+        let (tombstones, problems) = tombstone::load_all(store.root());
+        view.tombstones = tombstones;
+        view.tombstone_problems = problems;
+        view
+    }
+
+    fn push(&mut self, summary: Summary) {
+        // On a case-sensitive file system two files can differ only in case;
+        // the first (in path order) is the one memctl addresses, and `check`
+        // reports the pair.
+        self.by_key.entry(id_key(&summary.id)).or_insert(self.summaries.len());
+        self.summaries.push(summary);
+    }
+
+    /// The record with this id, ignoring case and Unicode normalisation.
+    pub fn find(&self, id: &str) -> Option<&Summary> {
+        self.by_key.get(&id_key(id)).map(|&i| &self.summaries[i])
+    }
+
+    /// Replaces (or adds) the summary of a record just written.
+    pub fn upsert(&mut self, summary: Summary) {
+        match self.by_key.get(&id_key(&summary.id)) {
+            Some(&i) => self.summaries[i] = summary,
+            None => self.push(summary),
+        }
+    }
+
+    /// Drops the summary of a record just removed.
+    pub fn remove(&mut self, id: &str) {
+        if let Some(i) = self.by_key.remove(&id_key(id)) {
+            self.summaries.remove(i);
+            self.by_key = HashMap::new();
+            let summaries = std::mem::take(&mut self.summaries);
+            for summary in summaries {
+                self.push(summary);
+            }
+        }
+    }
+
+    /// Groups of records whose ids are the same record on a case-insensitive
+    /// file system (SPEC §2).
+    pub fn id_collisions(&self) -> Vec<Vec<&Summary>> {
+        let mut groups: HashMap<String, Vec<&Summary>> = HashMap::new();
+        for summary in &self.summaries {
+            groups.entry(id_key(&summary.id)).or_default().push(summary);
+        }
+        let mut collisions: Vec<Vec<&Summary>> =
+            groups.into_values().filter(|g| g.len() > 1).collect();
+        collisions.sort_by(|a, b| a[0].id.cmp(&b[0].id));
+        collisions
+    }
+}
