@@ -1,0 +1,235 @@
+//! The command line, as SPEC §5–§9 define it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "memctl",
+    version,
+    about = "Long-term memory for coding agents, kept as Markdown files people own",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options that may stand before or after the subcommand.
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// The workspace store folder (default: the nearest `.memory/` above the current folder)
+    #[arg(long, global = true, env = "MEMCTL_STORE", value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Act on the global store instead of the workspace store
+    #[arg(long, global = true)]
+    pub global: bool,
+    /// Say less: only results and errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Say more
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// When to use colour
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TypeArg {
+    User,
+    Feedback,
+    Project,
+    Reference,
+}
+
+impl From<TypeArg> for mdstore::RecordType {
+    fn from(t: TypeArg) -> Self {
+        match t {
+            TypeArg::User => mdstore::RecordType::User,
+            TypeArg::Feedback => mdstore::RecordType::Feedback,
+            TypeArg::Project => mdstore::RecordType::Project,
+            TypeArg::Reference => mdstore::RecordType::Reference,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SourceArg {
+    User,
+    Verified,
+    Inferred,
+}
+
+impl From<SourceArg> for mdstore::Source {
+    fn from(s: SourceArg) -> Self {
+        match s {
+            SourceArg::User => mdstore::Source::User,
+            SourceArg::Verified => mdstore::Source::Verified,
+            SourceArg::Inferred => mdstore::Source::Inferred,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WriteScope {
+    Workspace,
+    Global,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchScope {
+    Workspace,
+    Global,
+    All,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a store (`.memory/` here, or the global store with --global)
+    Init(InitArgs),
+    /// Propose a memory: classified as ADD, UPDATE, NOOP or REFUSED, then confirmed
+    Remember(RememberArgs),
+    /// Remove records, leaving tombstones so they are not silently re-added
+    Forget(ForgetArgs),
+    /// List records
+    List(ListArgs),
+    /// Print one record
+    Show(ShowArgs),
+    /// Edit one record in $EDITOR; the result is validated before it is saved
+    Edit(EditArgs),
+    /// Lint every record; exit 1 on problems (fit for a pre-commit hook)
+    Check,
+    /// Stores, record counts, index state, watcher and MEMORY.md budget
+    Status,
+    /// Search records: free text, "phrases", +must, -not, prefix*, type:, tag:, scope:
+    Search(SearchArgs),
+    /// Rebuild the search index from the files
+    Reindex(ReindexArgs),
+    /// Watch the store and keep the index's dirty list current until interrupted
+    Watch,
+    /// Print shell completions
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Create a missing store without asking
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The record's id (normalised: lower case, spaces to -)
+    #[arg(long, short)]
+    pub name: Option<String>,
+    /// What the record is about
+    #[arg(long = "type", short = 't', value_enum)]
+    pub record_type: Option<TypeArg>,
+    /// One line: the retrieval key shown in MEMORY.md and search results
+    #[arg(long, short)]
+    pub description: Option<String>,
+    /// Who says so: user > verified > inferred
+    #[arg(long, value_enum)]
+    pub source: Option<SourceArg>,
+    /// Date or RFC 3339 time after which `dream` retires the record
+    #[arg(long, value_name = "DATE")]
+    pub expires: Option<String>,
+    /// A tag (repeatable)
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// The store to write to
+    #[arg(long, value_enum)]
+    pub scope: Option<WriteScope>,
+    /// Compare-and-swap: write only if the record is at this revision
+    #[arg(long, value_name = "N")]
+    pub expect_revision: Option<u64>,
+    /// Override a tombstone or the trust order
+    #[arg(long)]
+    pub force: bool,
+    /// Save without asking
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Show the plan; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Read candidates from a JSON file (or - for standard input)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "record_type", "description", "body", "expires", "tags", "expect_revision"])]
+    pub from_json: Option<String>,
+    /// Report each candidate's outcome as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// The body text, or - to read it from standard input
+    pub body: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Ids of the records to forget
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+    /// Why, kept in the tombstone
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// Forget without asking
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(long = "type", short = 't', value_enum)]
+    pub record_type: Option<TypeArg>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    pub id: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[arg(long = "type", short = 't', value_enum)]
+    pub record_type: Option<TypeArg>,
+    #[arg(long, value_enum)]
+    pub scope: Option<SearchScope>,
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    #[arg(long)]
+    pub json: bool,
+    /// The query
+    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub query: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReindexArgs {
+    /// Compare the index with the files; exit 1 on any difference; change nothing
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    pub shell: clap_complete::Shell,
+}

@@ -1,0 +1,121 @@
+//! `memctl list` and `memctl show`.
+
+use mdstore::view::StoreView;
+use mdstore::{Record, RecordType, Summary};
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, ListArgs, ShowArgs};
+use crate::failure::{Exit, Failure};
+use crate::stores::{self, ScopedStore};
+use crate::ui::{self, Style, Ui};
+
+pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(global)?;
+    let wanted: Option<RecordType> = args.record_type.map(Into::into);
+    let mut rows: Vec<(&ScopedStore, Summary)> = Vec::new();
+    for scoped in &stores {
+        let view = StoreView::load(&scoped.store);
+        for skipped in &view.skipped {
+            ui.warn(&format!(
+                "{}: {}",
+                scoped.store.root().join(&skipped.rel_path).display(),
+                skipped.reason
+            ));
+        }
+        let mut summaries = view.summaries;
+        summaries.sort_by(|a, b| a.id.cmp(&b.id));
+        rows.extend(
+            summaries
+                .into_iter()
+                .filter(|s| wanted.is_none() || s.record_type() == wanted)
+                .map(|s| (scoped, s)),
+        );
+    }
+    if args.json {
+        let items: Vec<_> = rows
+            .iter()
+            .map(|(scoped, s)| {
+                json!({
+                    "id": s.id,
+                    "name": s.meta.name,
+                    "type": s.record_type().map(RecordType::as_str),
+                    "scope": scoped.scope.as_str(),
+                    "path": scoped.store.root().join(&s.rel_path),
+                    "description": s.description(),
+                    "updated": s.meta.updated.map(|t| t.to_string()),
+                    "revision": s.meta.revision.unwrap_or(1),
+                    "source": s.source().as_str(),
+                    "tags": s.meta.tags,
+                })
+            })
+            .collect();
+        ui::print(&(serde_json::to_string_pretty(&items)? + "\n"))?;
+        return Ok(Exit::Ok);
+    }
+    if stores.is_empty() {
+        ui.note("No store here: run `memctl init` to create one, or use --store DIR.");
+        return Ok(Exit::Ok);
+    }
+    let label_scopes = stores.len() > 1;
+    let mut out = String::new();
+    for (scoped, s) in &rows {
+        let kind = s.record_type().map_or("-", RecordType::as_str);
+        let scope = if label_scopes { format!("{:<9} ", scoped.scope.as_str()) } else { String::new() };
+        out += &format!("{scope}{:<10} {}  {}\n", kind, ui.paint(Style::Bold, &s.id), s.description());
+    }
+    ui::print(&out)?;
+    ui.note(&format!("{} records", rows.len()));
+    Ok(Exit::Ok)
+}
+
+/// Finds a record by id in the stores a read covers, workspace first.
+pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore, Record)> {
+    let stores = stores::read_stores(global)?;
+    for scoped in stores {
+        if let Some(entry) = scoped.store.find(id) {
+            let record = scoped.store.read_record(&entry.rel_path).map_err(|s| {
+                Failure::bad_input(format!(
+                    "{}: {}",
+                    scoped.store.root().join(&s.rel_path).display(),
+                    s.reason
+                ))
+            })?;
+            return Ok((scoped, record));
+        }
+    }
+    Err(Failure::bad_input(format!("no record {id:?}"))
+        .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
+        .into())
+}
+
+pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
+    let (scoped, record) = find_record(global, &args.id)?;
+    let path = scoped.store.root().join(&record.rel_path);
+    if args.json {
+        let meta = &record.meta;
+        let value = json!({
+            "id": record.id,
+            "name": meta.name,
+            "type": meta.record_type.map(RecordType::as_str),
+            "scope": scoped.scope.as_str(),
+            "path": path,
+            "description": meta.description,
+            "body": record.body,
+            "created": meta.created.map(|t| t.to_string()),
+            "updated": meta.updated.map(|t| t.to_string()),
+            "revision": meta.revision.unwrap_or(1),
+            "source": record.source().as_str(),
+            "expires": meta.expires,
+            "tags": meta.tags,
+            "merged_from": meta.merged_from,
+            "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
+        });
+        ui::print(&(serde_json::to_string_pretty(&value)? + "\n"))?;
+        return Ok(Exit::Ok);
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
+    ui.note(&ui.paint(Style::Dim, &format!("# {} ({} store)", path.display(), scoped.scope.as_str())));
+    ui::print(&text)?;
+    Ok(Exit::Ok)
+}

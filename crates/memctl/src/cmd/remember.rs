@@ -1,0 +1,472 @@
+//! `memctl remember`: classify, show, confirm, then write under the lock (SPEC §6).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use anyhow::Context;
+use jiff::Timestamp;
+use mdstore::lock::{self, StoreLock};
+use mdstore::view::StoreView;
+use mdstore::write::{self, Candidate, Operation, Plan, Refusal, WriteOptions};
+use mdstore::Source;
+use serde_json::json;
+
+use crate::cli::{GlobalArgs, RememberArgs, WriteScope};
+use crate::failure::{Exit, Failure};
+use crate::index_hook;
+use crate::stores::{self, Scope, ScopedStore};
+use crate::ui::{self, Style, Ui};
+
+/// One candidate's journey: its plan, then what happened.
+struct Item {
+    candidate: Candidate,
+    scope: Scope,
+    plan: Option<Plan>,
+    outcome: Option<Outcome>,
+}
+
+#[derive(Clone, Debug)]
+enum Outcome {
+    Saved { revision: u64 },
+    Noop { existing: String },
+    Refused { exit: Exit, message: String, hint: Option<String> },
+    Conflict(String),
+    NotConfirmed,
+    DryRun,
+}
+
+impl Outcome {
+    fn exit(&self) -> Exit {
+        match self {
+            Outcome::Saved { .. } | Outcome::Noop { .. } | Outcome::DryRun => Exit::Ok,
+            Outcome::Refused { exit, .. } => *exit,
+            Outcome::Conflict(_) => Exit::Conflict,
+            Outcome::NotConfirmed => Exit::NotConfirmed,
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
+    let now = Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let from_json = args.from_json.is_some();
+    let default_scope = match (args.scope, global.global) {
+        (Some(WriteScope::Global), _) | (None, true) => Scope::Global,
+        _ => Scope::Workspace,
+    };
+    let candidates = match &args.from_json {
+        Some(source) => read_candidates(source)?,
+        None => vec![candidate_from_args(&args)?],
+    };
+    let mut items = Vec::with_capacity(candidates.len());
+    for (n, candidate) in candidates.into_iter().enumerate() {
+        let scope = match candidate.scope.as_deref() {
+            None => default_scope,
+            Some("workspace") => Scope::Workspace,
+            Some("global") => Scope::Global,
+            Some(other) => {
+                return Err(Failure::bad_input(format!(
+                    "candidate {} ({:?}): unknown scope {other:?}: expected workspace or global",
+                    n + 1,
+                    candidate.name
+                ))
+                .into());
+            }
+        };
+        items.push(Item {
+            candidate,
+            scope,
+            plan: None,
+            outcome: None,
+        });
+    }
+    let options = WriteOptions {
+        force: args.force,
+        expect_revision: args.expect_revision,
+        refuse_temporary: from_json || args.yes,
+        default_source: if from_json { Source::Inferred } else { Source::User },
+        now,
+    };
+
+    let mut store_of: BTreeMap<Scope, ScopedStore> = BTreeMap::new();
+    for scope in items.iter().map(|i| i.scope).collect::<std::collections::BTreeSet<_>>() {
+        store_of.insert(scope, stores::write_store(global, scope, ui, args.yes || args.dry_run)?);
+    }
+
+    // Phase 1: classify without the lock and show the plan.
+    for scope in store_of.keys().copied().collect::<Vec<_>>() {
+        let scoped = &store_of[&scope];
+        let view = StoreView::load(&scoped.store);
+        for item in items.iter_mut().filter(|i| i.scope == scope) {
+            let plan = write::plan(&scoped.store, &view, &item.candidate, &options)
+                .map_err(|e| Failure::bad_input(describe_candidate(&item.candidate, from_json, &e.to_string())))?;
+            if let Operation::Refused(refusal) = &plan.operation {
+                item.outcome = Some(refused(refusal, &plan.id));
+            }
+            if let Operation::Noop { existing } = &plan.operation {
+                item.outcome = Some(Outcome::Noop {
+                    existing: existing.clone(),
+                });
+            }
+            item.plan = Some(plan);
+        }
+    }
+    if !args.json {
+        for item in &items {
+            show_plan(ui, item, &store_of[&item.scope]);
+        }
+    }
+
+    let writes = items.iter().filter(|i| i.outcome.is_none()).count();
+    if writes > 0 {
+        let confirmed = if args.dry_run {
+            false
+        } else if args.yes {
+            true
+        } else if ui.interactive {
+            ui.confirm("Save?")?
+        } else {
+            false
+        };
+        if args.dry_run {
+            set_pending(&mut items, Outcome::DryRun);
+        } else if !confirmed {
+            set_pending(&mut items, Outcome::NotConfirmed);
+        } else {
+            apply_all(&mut items, &store_of, &options)?;
+        }
+    }
+    report(ui, &items, &store_of, &args)
+}
+
+fn set_pending(items: &mut [Item], outcome: Outcome) {
+    for item in items.iter_mut().filter(|i| i.outcome.is_none()) {
+        item.outcome = Some(outcome.clone());
+    }
+}
+
+/// Phase 2: under each store's lock, classify again and write only what
+/// still matches what was shown and confirmed.
+fn apply_all(items: &mut [Item], store_of: &BTreeMap<Scope, ScopedStore>, options: &WriteOptions) -> anyhow::Result<()> {
+    for (scope, scoped) in store_of {
+        if !items.iter().any(|i| i.scope == *scope && i.outcome.is_none()) {
+            continue;
+        }
+        let _lock = match StoreLock::acquire(scoped.store.root(), lock::timeout_from_env()) {
+            Ok(lock) => lock,
+            Err(lock::LockError::Timeout(waited)) => {
+                return Err(Failure::new(
+                    Exit::Conflict,
+                    format!(
+                        "another memctl process held the write lock of {} for {waited:?}; nothing was written",
+                        scoped.store.root().display()
+                    ),
+                )
+                .with_hint("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)")
+                .into());
+            }
+            Err(e) => return Err(e).context("cannot take the store's write lock"),
+        };
+        let mut view = StoreView::load(&scoped.store);
+        let mut written = Vec::new();
+        for item in items.iter_mut().filter(|i| i.scope == *scope && i.outcome.is_none()) {
+            let shown = item.plan.as_ref();
+            let again = write::plan(&scoped.store, &view, &item.candidate, options)
+                .map_err(|e| Failure::bad_input(e.to_string()))?;
+            item.outcome = Some(match &again.operation {
+                Operation::Refused(refusal) => refused(refusal, &again.id),
+                Operation::Noop { existing } => Outcome::Noop {
+                    existing: existing.clone(),
+                },
+                op if Some(op) != shown.map(|p| &p.operation) || again.new_text != shown.and_then(|p| p.new_text.clone()) => {
+                    Outcome::Conflict(format!(
+                        "{} changed while this write was being confirmed; nothing was written for it",
+                        again.id
+                    ))
+                }
+                op => {
+                    write::apply(&scoped.store, &mut view, &again)
+                        .with_context(|| format!("cannot write {}", again.rel_path.display()))?;
+                    written.push(again.rel_path.clone());
+                    Outcome::Saved {
+                        revision: match op {
+                            Operation::Update { from_revision } => from_revision + 1,
+                            _ => 1,
+                        },
+                    }
+                }
+            });
+            item.plan = Some(again);
+        }
+        index_hook::after_write(&scoped.store, &written);
+    }
+    Ok(())
+}
+
+fn refused(refusal: &Refusal, id: &str) -> Outcome {
+    let (exit, message, hint) = match refusal {
+        Refusal::Secret(found) => (
+            Exit::BadInput,
+            format!(
+                "{id} looks like it holds a secret ({}); memory is not a place for secrets",
+                found
+                    .iter()
+                    .map(|f| format!("rule {} on line {}", f.rule, f.line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some("remove the secret and say where it lives instead (a vault, an env var)".to_string()),
+        ),
+        Refusal::Temporary(found) => (
+            Exit::BadInput,
+            format!(
+                "{id} reads as temporary ({}); memory is for what stays true",
+                found
+                    .iter()
+                    .map(|f| format!("{:?} on line {}", f.phrase, f.line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some("say it without the temporary part, or run interactively to save it after a warning".to_string()),
+        ),
+        Refusal::Tombstone(tomb) => (
+            Exit::Conflict,
+            format!(
+                "{} was forgotten on {}{}",
+                tomb.id,
+                tomb.forgotten_at.strftime("%Y-%m-%d %H:%M UTC"),
+                tomb.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+            Some("pass --force to remember it again".to_string()),
+        ),
+        Refusal::LowerTrust { existing, proposed } => (
+            Exit::Conflict,
+            format!("{id} has source {existing}; a {proposed} proposal cannot overwrite it"),
+            Some("pass --force if the user really means to replace it, or --source user".to_string()),
+        ),
+        Refusal::RevisionMismatch { expected, actual } => (
+            Exit::Conflict,
+            match actual {
+                Some(actual) => format!("{id} is at revision {actual}, not {expected}; nothing was written"),
+                None => format!("{id} does not exist, so it is not at revision {expected}; nothing was written"),
+            },
+            Some(format!("read it again with `memctl show {id}` and retry")),
+        ),
+    };
+    Outcome::Refused { exit, message, hint }
+}
+
+fn show_plan(ui: &Ui, item: &Item, scoped: &ScopedStore) {
+    let Some(plan) = &item.plan else { return };
+    let path = scoped.store.root().join(&plan.rel_path);
+    let label = |op: &str, style| ui.paint(style, op);
+    let mut out = String::new();
+    match &plan.operation {
+        Operation::Add => {
+            out += &format!("{} {} ({} store: {})\n", label("ADD", Style::Green), plan.id, item.scope.as_str(), path.display());
+            out += plan.new_text.as_deref().unwrap_or_default();
+        }
+        Operation::Update { from_revision } => {
+            out += &format!(
+                "{} {} revision {} → {} ({} store: {})\n",
+                label("UPDATE", Style::Yellow),
+                plan.id,
+                from_revision,
+                from_revision + 1,
+                item.scope.as_str(),
+                path.display()
+            );
+            out += &ui::diff(
+                ui,
+                plan.old_text.as_deref().unwrap_or_default(),
+                plan.new_text.as_deref().unwrap_or_default(),
+                &format!("{} (revision {from_revision})", plan.id),
+                &format!("{} (revision {})", plan.id, from_revision + 1),
+            );
+        }
+        Operation::Noop { existing } => {
+            let whom = if *existing == plan.id {
+                "this record".to_string()
+            } else {
+                format!("{existing}")
+            };
+            out += &format!(
+                "{} {}: the same content is already stored as {whom}; nothing to write\n",
+                label("NOOP", Style::Dim),
+                plan.id
+            );
+        }
+        Operation::Refused(_) => {
+            out += &format!("{} {}\n", label("REFUSED", Style::Red), plan.id);
+        }
+    }
+    let _ = ui::print(&out);
+    for warning in &plan.warnings {
+        ui.warn(warning);
+    }
+}
+
+fn report(ui: &Ui, items: &[Item], store_of: &BTreeMap<Scope, ScopedStore>, args: &RememberArgs) -> anyhow::Result<Exit> {
+    let exit = items
+        .iter()
+        .filter_map(|i| i.outcome.as_ref())
+        .map(Outcome::exit)
+        .find(|e| *e != Exit::Ok)
+        .unwrap_or(Exit::Ok);
+    if args.json {
+        let rows: Vec<serde_json::Value> = items
+            .iter()
+            .map(|item| {
+                let plan = item.plan.as_ref();
+                let mut row = json!({
+                    "name": item.candidate.name,
+                    "id": plan.map(|p| p.id.clone()),
+                    "scope": item.scope.as_str(),
+                    "path": plan.map(|p| store_of[&item.scope].store.root().join(&p.rel_path)),
+                    "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
+                });
+                let (status, extra) = match item.outcome.as_ref() {
+                    Some(Outcome::Saved { revision }) => ("saved", json!({"revision": revision, "operation": operation_name(plan)})),
+                    Some(Outcome::Noop { existing }) => ("noop", json!({"existing": existing})),
+                    Some(Outcome::Refused { message, .. }) => ("refused", json!({"reason": message})),
+                    Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
+                    Some(Outcome::NotConfirmed) => ("not-confirmed", json!({"operation": operation_name(plan)})),
+                    Some(Outcome::DryRun) | None => ("dry-run", json!({"operation": operation_name(plan)})),
+                };
+                row["status"] = json!(status);
+                row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
+                if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
+                    row.extend(extra.clone());
+                }
+                row
+            })
+            .collect();
+        ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        return Ok(exit);
+    }
+    for item in items {
+        let id = item.plan.as_ref().map_or(item.candidate.name.as_str(), |p| p.id.as_str());
+        match item.outcome.as_ref() {
+            Some(Outcome::Saved { revision }) => {
+                ui.note(&format!("Saved {id} (revision {revision}) in the {} store.", item.scope.as_str()));
+            }
+            Some(Outcome::Refused { message, hint, .. }) => print_error(ui, message, hint.as_deref()),
+            Some(Outcome::Conflict(message)) => print_error(ui, message, Some("run the command again")),
+            Some(Outcome::NotConfirmed) => {}
+            Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
+            Some(Outcome::Noop { .. }) | None => {}
+        }
+    }
+    if items.iter().any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed))) {
+        if ui.interactive {
+            print_error(ui, "not saved: declined at the prompt", None);
+        } else {
+            print_error(
+                ui,
+                "not saved: there is no terminal to confirm on",
+                Some("pass --yes to save without asking, or --dry-run to only see the plan"),
+            );
+        }
+    }
+    Ok(exit)
+}
+
+fn operation_name(plan: Option<&Plan>) -> &'static str {
+    match plan.map(|p| &p.operation) {
+        Some(Operation::Add) => "add",
+        Some(Operation::Update { .. }) => "update",
+        Some(Operation::Noop { .. }) => "noop",
+        Some(Operation::Refused(_)) | None => "refused",
+    }
+}
+
+pub fn print_error(ui: &Ui, message: &str, hint: Option<&str>) {
+    eprintln!("{} {message}", ui.paint(Style::Red, "error:"));
+    if let Some(hint) = hint {
+        eprintln!("{} {hint}", ui.paint(Style::Cyan, "hint:"));
+    }
+}
+
+fn describe_candidate(candidate: &Candidate, from_json: bool, message: &str) -> String {
+    if from_json {
+        format!("candidate {:?}: {message}", candidate.name)
+    } else {
+        message.to_string()
+    }
+}
+
+fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
+    let body = match args.body.as_deref() {
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the body from standard input")?;
+            Some(text)
+        }
+        other => other.map(str::to_string),
+    };
+    let name = match (&args.name, &args.description) {
+        (Some(name), _) => name.clone(),
+        (None, Some(description)) => name_from_description(description),
+        (None, None) => {
+            return Err(Failure::bad_input("remember needs --name (or a --description to derive one from)")
+                .with_hint("memctl remember --name prefer-pytest --type feedback --description \"Tests use pytest\" \"New tests use pytest.\"")
+                .into());
+        }
+    };
+    Ok(Candidate {
+        name,
+        record_type: args.record_type.map(Into::into),
+        description: args.description.clone(),
+        body,
+        source: args.source.map(Into::into),
+        expires: args.expires.clone(),
+        tags: args.tags.clone(),
+        scope: None,
+    })
+}
+
+/// A name from the first words of a description: `Tests use pytest` → `tests-use-pytest`.
+fn name_from_description(description: &str) -> String {
+    let words: Vec<String> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_lowercase)
+        .collect();
+    words.join("-").chars().take(60).collect()
+}
+
+fn read_candidates(source: &str) -> anyhow::Result<Vec<Candidate>> {
+    let (label, text) = if source == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read candidates from standard input")?;
+        ("standard input".to_string(), text)
+    } else {
+        let text = std::fs::read_to_string(source)
+            .map_err(|e| Failure::bad_input(format!("--from-json {source}: {e}")))?;
+        (source.to_string(), text)
+    };
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<Candidate>),
+        One(Box<Candidate>),
+    }
+    // Parse twice on error: untagged enums hide the real message and position.
+    match serde_json::from_str::<OneOrMany>(&text) {
+        Ok(OneOrMany::Many(many)) => Ok(many),
+        Ok(OneOrMany::One(one)) => Ok(vec![*one]),
+        Err(_) => {
+            let err = serde_json::from_str::<Vec<Candidate>>(&text)
+                .err()
+                .map(|e| format!("{label}:{}:{}: {e}", e.line(), e.column()))
+                .unwrap_or_else(|| format!("{label}: not a JSON array of candidates"));
+            Err(Failure::bad_input(err)
+                .with_hint("expected [{\"name\", \"type\", \"description\", \"body\", \"scope\"?, \"source\"?, \"expires\"?, \"tags\"?}]")
+                .into())
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Finding the stores a command acts on (SPEC §1, §9).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use mdstore::Store;
+
+use crate::cli::GlobalArgs;
+use crate::failure::{Exit, Failure};
+use crate::ui::Ui;
+
+/// The folder name of a workspace store.
+pub const WORKSPACE_DIR: &str = ".memory";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    Workspace,
+    Global,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Workspace => "workspace",
+            Scope::Global => "global",
+        }
+    }
+}
+
+/// A store a command reads or writes, with its scope.
+#[derive(Clone, Debug)]
+pub struct ScopedStore {
+    pub scope: Scope,
+    pub store: Store,
+}
+
+/// The global store's folder: `$MEMCTL_GLOBAL_DIR`, else
+/// `$XDG_DATA_HOME/memctl/global`, else `~/.local/share/memctl/global`.
+pub fn global_dir() -> anyhow::Result<PathBuf> {
+    if let Some(dir) = non_empty_env("MEMCTL_GLOBAL_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = non_empty_env("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(dir).join("memctl/global"));
+    }
+    let home = non_empty_env("HOME").ok_or_else(|| {
+        Failure::bad_input("cannot find the global store: neither MEMCTL_GLOBAL_DIR, XDG_DATA_HOME nor HOME is set")
+    })?;
+    Ok(PathBuf::from(home).join(".local/share/memctl/global"))
+}
+
+/// The index cache folder: `$MEMCTL_CACHE_DIR`, else `$XDG_CACHE_HOME/memctl`,
+/// else `~/.cache/memctl`.
+pub fn cache_dir() -> anyhow::Result<PathBuf> {
+    if let Some(dir) = non_empty_env("MEMCTL_CACHE_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = non_empty_env("XDG_CACHE_HOME") {
+        return Ok(PathBuf::from(dir).join("memctl"));
+    }
+    let home = non_empty_env("HOME").ok_or_else(|| {
+        Failure::bad_input("cannot find the cache folder: neither MEMCTL_CACHE_DIR, XDG_CACHE_HOME nor HOME is set")
+    })?;
+    Ok(PathBuf::from(home).join(".cache/memctl"))
+}
+
+fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// The workspace store folder if one is named or found; it may not exist
+/// when named with `--store`.
+pub fn workspace_dir(args: &GlobalArgs) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(dir) = &args.store {
+        return Ok(Some(dir.clone()));
+    }
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    Ok(cwd
+        .ancestors()
+        .map(|a| a.join(WORKSPACE_DIR))
+        .find(|candidate| candidate.is_dir()))
+}
+
+/// The stores a read command covers: the workspace store if there is one and
+/// the global store if it exists, unless `--global` narrows it.
+pub fn read_stores(args: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
+    let mut stores = Vec::new();
+    if !args.global
+        && let Some(dir) = workspace_dir(args)?
+    {
+        if !dir.is_dir() {
+            return Err(Failure::bad_input(format!("--store {}: no such folder", dir.display()))
+                .with_hint("create it with `memctl init --store DIR`")
+                .into());
+        }
+        stores.push(open(Scope::Workspace, &dir)?);
+    }
+    let global = global_dir()?;
+    if global.is_dir() {
+        stores.push(open(Scope::Global, &global)?);
+    }
+    Ok(stores)
+}
+
+fn open(scope: Scope, dir: &Path) -> anyhow::Result<ScopedStore> {
+    let store = Store::open(dir).with_context(|| format!("cannot open the store at {}", dir.display()))?;
+    Ok(ScopedStore { scope, store })
+}
+
+/// The store a write goes to. A missing global store is created; a missing
+/// workspace store is created at the git root after confirmation.
+pub fn write_store(args: &GlobalArgs, scope: Scope, ui: &Ui, yes: bool) -> anyhow::Result<ScopedStore> {
+    if scope == Scope::Global {
+        let dir = global_dir()?;
+        let store = Store::create(&dir).with_context(|| format!("cannot create the global store at {}", dir.display()))?;
+        return Ok(ScopedStore { scope, store });
+    }
+    if let Some(dir) = workspace_dir(args)? {
+        if dir.is_dir() {
+            return open(scope, &dir);
+        }
+        return Err(Failure::bad_input(format!("--store {}: no such folder", dir.display()))
+            .with_hint(format!("create it with `memctl init --store {}`", dir.display()))
+            .into());
+    }
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let Some(git_root) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
+        return Err(Failure::bad_input("no workspace store here: no `.memory/` folder above this one, and no git repository to put one in")
+            .with_hint("run `memctl init` in your project's root, pass --store DIR, or use --global")
+            .into());
+    };
+    let dir = git_root.join(WORKSPACE_DIR);
+    let question = format!("Create a workspace store at {}?", dir.display());
+    if !yes && !ui.confirm(&question)? {
+        return Err(Failure::new(Exit::NotConfirmed, format!("no workspace store was created at {}", dir.display()))
+            .with_hint("run `memctl init` there, or pass --yes")
+            .into());
+    }
+    let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    ui.note(&format!("Created the workspace store {}", dir.display()));
+    Ok(ScopedStore { scope, store })
+}
