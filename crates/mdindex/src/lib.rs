@@ -7,4 +7,5 @@ ranks results. The index is never the truth: it can be deleted at any time.
 
 pub mod query;
 pub mod snippet;
+mod stopwords;
 pub mod text;

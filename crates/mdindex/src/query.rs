@@ -1,8 +1,24 @@
 //! The query language of SPEC §5, parsed by our own code into FTS5 syntax.
 //!
-//! OWNER: helper H3b. Keep these signatures (add, don't break).
+//! - free words are alternatives (`OR`), ranked by BM25: a record need not
+//!   contain every word, and stop words are dropped unless the query has
+//!   nothing else;
+//! - `+word` and `"exact phrase"` must match; `-word` and `-"phrase"` must not;
+//! - `word*` matches words starting with `word`;
+//! - `type:T`, `tag:X` and `scope:global|workspace|all` filter;
+//! - everything else is text: FTS5 operators, punctuation and unbalanced
+//!   quotes are separators, and every term reaches FTS5 as a quoted string,
+//!   so no input is a syntax error.
+//!
+//! Words are stemmed and CJK runs cut into bigrams exactly as
+//! [`crate::text::index_text`] does for the index.
+
+use std::borrow::Cow;
 
 use mdstore::RecordType;
+
+use crate::stopwords;
+use crate::text::{self, Segment};
 
 /// Which store(s) a search covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,29 +27,343 @@ pub enum Scope {
     Global,
 }
 
+/// At most this many free terms are kept (the first ones): BM25 scores every
+/// term against every candidate row, so a pasted page must not cost a
+/// thousand terms.
+pub const MAX_FREE_TERMS: usize = 64;
+
+/// One piece of a term as the user wrote it, NFKC-normalised.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// A word, lower-cased (not stemmed: rendering stems it).
+    Word(String),
+    /// A run of CJK characters.
+    Cjk(String),
+}
+
+/// A word, a phrase (several units that must be adjacent) or a prefix.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Term {
+    pub units: Vec<Unit>,
+    /// The last word is a prefix (`word*`).
+    pub prefix: bool,
+}
+
 /// A parsed query: text for FTS5 plus filters.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Query {
     pub types: Vec<RecordType>,
     pub tags: Vec<String>,
     pub scopes: Vec<Scope>,
+    /// Free terms: any may match; more matches rank higher.
+    pub should: Vec<Term>,
+    /// `+term` and `"phrase"`: every one must match.
+    pub must: Vec<Term>,
+    /// `-term`: rows matching any of these are left out.
+    pub exclude: Vec<Term>,
 }
 
 /// Parses anything a user types; never fails.
 pub fn parse(input: &str) -> Query {
-    let _ = input;
-    Query::default()
+    let input = text::normalize(input);
+    let mut query = Query::default();
+    let mut rest: &str = &input;
+    loop {
+        rest = rest.trim_start();
+        let Some(first) = rest.chars().next() else {
+            break;
+        };
+        let (occur, body) = match first {
+            '+' | '-' if starts_term(&rest[1..]) => {
+                let occur = if first == '+' {
+                    Occur::Must
+                } else {
+                    Occur::Exclude
+                };
+                (occur, &rest[1..])
+            }
+            _ => (Occur::Free, rest),
+        };
+        if let Some((inner, after)) = quoted(body) {
+            let prefix = after.starts_with('*');
+            rest = after.trim_start_matches('*');
+            let term = Term {
+                units: units(inner),
+                prefix,
+            };
+            match occur {
+                Occur::Exclude => query.push_exclude(term),
+                Occur::Must | Occur::Free => query.push_must(term),
+            }
+            continue;
+        }
+        let end = body.find(char::is_whitespace).unwrap_or(body.len());
+        let chunk = &body[..end];
+        rest = &body[end..];
+        if occur == Occur::Free && query.apply_filter(chunk) {
+            continue;
+        }
+        let stripped = chunk.trim_end_matches('*');
+        let prefix = stripped.len() < chunk.len()
+            && stripped.chars().next_back().is_some_and(text::is_term_char);
+        let term = Term {
+            units: units(stripped),
+            prefix,
+        };
+        match occur {
+            Occur::Must => query.push_must(term),
+            Occur::Exclude => query.push_exclude(term),
+            Occur::Free => query.push_free(term),
+        }
+    }
+    query.drop_stop_words();
+    query
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Occur {
+    Free,
+    Must,
+    Exclude,
+}
+
+/// Whether an operator (`+`, `-`) is followed by something it can apply to
+/// (`--verbose` and a lone `-` are text).
+fn starts_term(after: &str) -> bool {
+    after
+        .chars()
+        .next()
+        .is_some_and(|c| c == '"' || text::is_term_char(c))
+}
+
+/// `"inner" after` when `text` opens a quote that is closed; an unbalanced
+/// quote is an ordinary separator.
+fn quoted(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('"')?;
+    let close = inner.find('"')?;
+    Some((&inner[..close], &inner[close + 1..]))
+}
+
+fn units(text: &str) -> Vec<Unit> {
+    text::segments(text)
+        .map(|(range, kind)| match kind {
+            Segment::Word => Unit::Word(text::lower(&text[range])),
+            Segment::Cjk => Unit::Cjk(text[range].to_string()),
+        })
+        .collect()
 }
 
 impl Query {
+    /// Whether the query has no text, no exclusion and no filter.
+    pub fn is_empty(&self) -> bool {
+        !self.has_text()
+            && self.exclude.is_empty()
+            && self.types.is_empty()
+            && self.tags.is_empty()
+            && self.scopes.is_empty()
+    }
+
+    /// Whether the query has text to rank by ([`Query::fts_match`] is `Some`).
+    pub fn has_text(&self) -> bool {
+        !self.should.is_empty() || !self.must.is_empty()
+    }
+
     /// The FTS5 MATCH expression selecting the rows that may be returned, or
     /// `None` when the query has no text (filters only: every row matches).
     pub fn fts_match(&self) -> Option<String> {
-        None
+        let must: Vec<String> = self.must.iter().map(render).collect();
+        let should: Vec<String> = self.should.iter().map(render).collect();
+        match (must.as_slice(), should.is_empty()) {
+            ([], true) => None,
+            ([], false) => Some(should.join(" OR ")),
+            (_, true) => Some(must.join(" AND ")),
+            // The free terms only rank: the group is always true through its
+            // first required term, yet BM25 scores every term in it.
+            ([first, ..], false) => Some(format!(
+                "{} AND ({first} OR {})",
+                must.join(" AND "),
+                should.join(" OR ")
+            )),
+        }
     }
 
     /// The FTS5 MATCH expression of rows to exclude (`-term`), if any.
     pub fn fts_exclude(&self) -> Option<String> {
-        None
+        let exclude: Vec<String> = self.exclude.iter().map(render).collect();
+        (!exclude.is_empty()).then(|| exclude.join(" OR "))
+    }
+
+    /// The terms whose matches a snippet marks: the free and required ones.
+    pub fn marked_terms(&self) -> impl Iterator<Item = &Term> {
+        self.must.iter().chain(&self.should)
+    }
+
+    fn apply_filter(&mut self, chunk: &str) -> bool {
+        let Some((key, value)) = chunk.split_once(':') else {
+            return false;
+        };
+        if value.is_empty() {
+            return false;
+        }
+        match key.to_ascii_lowercase().as_str() {
+            "type" => match RecordType::parse(value) {
+                Some(kind) => push_new(&mut self.types, kind),
+                None => return false,
+            },
+            "tag" => push_new(&mut self.tags, value.to_string()),
+            "scope" => match value.to_ascii_lowercase().as_str() {
+                "workspace" => push_new(&mut self.scopes, Scope::Workspace),
+                "global" => push_new(&mut self.scopes, Scope::Global),
+                "all" => {
+                    push_new(&mut self.scopes, Scope::Workspace);
+                    push_new(&mut self.scopes, Scope::Global);
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    fn push_must(&mut self, term: Term) {
+        if !term.units.is_empty() {
+            push_new(&mut self.must, term);
+        }
+    }
+
+    fn push_exclude(&mut self, term: Term) {
+        if !term.units.is_empty() {
+            push_new(&mut self.exclude, term);
+        }
+    }
+
+    /// A free chunk: each word and each CJK bigram is its own alternative,
+    /// so a question need not be a substring of the record; the words of a
+    /// chunk joined by punctuation (`node.js`) also count as a phrase, which
+    /// ranks the literal spelling first.
+    fn push_free(&mut self, term: Term) {
+        let all_words = term.units.iter().all(|u| matches!(u, Unit::Word(_)));
+        let last = term.units.len().saturating_sub(1);
+        for (i, unit) in term.units.iter().enumerate() {
+            match unit {
+                Unit::Word(_) => self.push_should(Term {
+                    units: vec![unit.clone()],
+                    prefix: term.prefix && i == last,
+                }),
+                Unit::Cjk(run) => {
+                    for gram in cjk_grams(run) {
+                        self.push_should(Term {
+                            units: vec![Unit::Cjk(gram.to_string())],
+                            prefix: false,
+                        });
+                    }
+                }
+            }
+        }
+        if term.units.len() > 1 && all_words {
+            self.push_should(term);
+        }
+    }
+
+    fn push_should(&mut self, term: Term) {
+        if self.should.len() < MAX_FREE_TERMS && !self.must.contains(&term) {
+            push_new(&mut self.should, term);
+        }
+    }
+
+    /// Stop words would match nearly every record and drown the ranking;
+    /// they stay only when the query has nothing else.
+    fn drop_stop_words(&mut self) {
+        if self.should.iter().chain(&self.must).any(|t| !is_stop(t)) {
+            self.should.retain(|t| !is_stop(t));
+        }
     }
 }
+
+fn push_new<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// A free CJK run as alternatives: itself when one or two characters, else
+/// its overlapping bigrams.
+fn cjk_grams(run: &str) -> Vec<&str> {
+    let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+    if starts.len() <= 2 {
+        return vec![run];
+    }
+    starts
+        .windows(3)
+        .map(|w| &run[w[0]..w[2]])
+        .chain(starts.get(starts.len() - 2).map(|&s| &run[s..]))
+        .collect()
+}
+
+fn is_stop(term: &Term) -> bool {
+    !term.prefix
+        && term.units.iter().all(|unit| match unit {
+            Unit::Word(word) => stopwords::is_english(&text::fold(word)),
+            Unit::Cjk(run) => stopwords::is_cjk(run),
+        })
+}
+
+/// One term as an FTS5 expression: a quoted string of index terms, with `*`
+/// for a prefix.
+fn render(term: &Term) -> String {
+    let mut tokens = String::new();
+    let last = term.units.len().saturating_sub(1);
+    let mut unstemmed_last = None;
+    for (i, unit) in term.units.iter().enumerate() {
+        if !tokens.is_empty() {
+            tokens.push(' ');
+        }
+        match unit {
+            Unit::Word(word) => {
+                if i == last && term.prefix {
+                    let before = tokens.len();
+                    tokens.push_str(word);
+                    let stemmed = text::stem(word);
+                    if stemmed != *word {
+                        unstemmed_last = Some((before, stemmed));
+                    }
+                } else {
+                    tokens.push_str(&text::stem(word));
+                }
+            }
+            Unit::Cjk(run) => {
+                // Inside a phrase, a run followed by more units ends there,
+                // as the index's last-character term says; a single
+                // character at the end matches as the start of a bigram.
+                text::push_cjk(&mut tokens, run, i < last);
+            }
+        }
+    }
+    let prefix = match term.units.last() {
+        Some(Unit::Cjk(run)) => run.chars().nth(1).is_none(),
+        _ => term.prefix,
+    };
+    let mut expr = fts_string(&tokens);
+    if prefix {
+        expr.push('*');
+    }
+    // `deployment*` must also match `deployment` itself, indexed as `deploy`.
+    if let Some((start, stemmed)) = unstemmed_last {
+        let whole = format!("{}{}", &tokens[..start], stemmed);
+        expr = format!("({expr} OR {})", fts_string(&whole));
+    }
+    expr
+}
+
+/// `text` as an FTS5 string: quoted, inner quotes doubled.
+fn fts_string(text: &str) -> String {
+    let text: Cow<'_, str> = if text.contains('"') {
+        Cow::Owned(text.replace('"', "\"\""))
+    } else {
+        Cow::Borrowed(text)
+    };
+    format!("\"{text}\"")
+}
+
+#[cfg(test)]
+mod tests;

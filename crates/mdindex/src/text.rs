@@ -1,20 +1,270 @@
 //! Text preparation shared by indexing and querying: folding, stemming and
 //! CJK segmentation decisions live here.
 //!
-//! OWNER: helper H3b. Keep these signatures (add, don't break): `db`/`sync`
-//! (helper H3a) call them.
+//! Our own code, not the FTS5 tokenizer, turns text into index terms, so that
+//! the query side, the index side and the snippet marks agree exactly:
+//! - text is NFKC-normalised (full-width Latin, half-width kana, ligatures);
+//! - a word (a run of letters, digits and marks outside CJK) becomes its
+//!   lower-case Snowball English stem (`testing` → `test`);
+//! - a run of Chinese, Japanese or Korean characters becomes its overlapping
+//!   bigrams followed by its last character (`测试一律` → `测试 试一 一律 律`),
+//!   so that any substring of two or more characters is a phrase of bigrams
+//!   and any single character is the prefix of some term.
+//!
+//! The FTS5 tokenizer then only splits on spaces, folds case and removes
+//! diacritics. docs/SEARCH-LANGUAGES.md has the measurements behind this.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
 
 /// The FTS5 `tokenize=` declaration of the index's text columns.
-pub const TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
+pub const TOKENIZER: &str = "unicode61 remove_diacritics 2";
 
 /// Bumped whenever [`TOKENIZER`] or [`index_text`] changes, so that an index
 /// built the old way is rebuilt.
-pub const TEXT_VERSION: u32 = 1;
+pub const TEXT_VERSION: u32 = 2;
 
 /// BM25 weights of the FTS columns, in the order `id, name, description, tags, body`.
 pub const BM25_WEIGHTS: [f64; 5] = [2.0, 8.0, 5.0, 3.0, 1.0];
 
+static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
 /// Prepares one column's text for the FTS5 index.
 pub fn index_text(text: &str) -> String {
-    text.to_string()
+    let text = normalize(text);
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    let mut lower = String::new();
+    for (range, kind) in segments(&text) {
+        let piece = &text[range];
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match kind {
+            Segment::Word => push_word(&mut out, &mut lower, piece),
+            Segment::Cjk => push_cjk(&mut out, piece, true),
+        }
+    }
+    out
+}
+
+/// NFKC, skipped for ASCII (where it changes nothing).
+pub(crate) fn normalize(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().collect())
+    }
+}
+
+/// Appends the index term of one word: lower case, stemmed.
+fn push_word(out: &mut String, lower: &mut String, word: &str) {
+    lower.clear();
+    push_lower(lower, word);
+    out.push_str(&stem(lower));
+}
+
+fn push_lower(out: &mut String, word: &str) {
+    if word.is_ascii() {
+        let start = out.len();
+        out.push_str(word);
+        out[start..].make_ascii_lowercase();
+    } else {
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// A word in lower case, as the index has it before stemming.
+pub(crate) fn lower(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    push_lower(&mut out, word);
+    out
+}
+
+/// The stem of a lower-case word.
+pub(crate) fn stem(lower: &str) -> Cow<'_, str> {
+    ENGLISH.stem(lower)
+}
+
+/// A word folded the way the index folds it before stemming: lower case,
+/// diacritics removed. Used where our code compares words itself (stop
+/// words, snippet marks).
+pub(crate) fn fold(word: &str) -> String {
+    if word.is_ascii() {
+        return word.to_ascii_lowercase();
+    }
+    word.nfd()
+        .filter(|&c| !is_combining_mark(c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Appends the terms of a CJK run: its overlapping bigrams, then (when
+/// `last_char` is set, or the run is one character) its last character.
+pub(crate) fn push_cjk(out: &mut String, run: &str, last_char: bool) {
+    let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+    for pair in starts.windows(3) {
+        out.push_str(&run[pair[0]..pair[2]]);
+        out.push(' ');
+    }
+    if let [.., second_last, last] = starts[..] {
+        out.push_str(&run[second_last..]);
+        if last_char {
+            out.push(' ');
+            out.push_str(&run[last..]);
+        }
+    } else {
+        out.push_str(run);
+    }
+}
+
+/// What a segment of text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Segment {
+    /// A run of letters, digits and marks outside CJK: one index term.
+    Word,
+    /// A run of CJK characters, indexed as bigrams.
+    Cjk,
+}
+
+/// The words and CJK runs of `text` with their byte ranges; everything
+/// between them (spaces, punctuation, symbols, emoji) is a separator.
+pub(crate) fn segments(text: &str) -> impl Iterator<Item = (Range<usize>, Segment)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let (start, kind) = loop {
+            let (i, c) = chars.next()?;
+            if let Some(kind) = classify(c) {
+                break (i, kind);
+            }
+        };
+        let mut end = text.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if classify(c) != Some(kind) {
+                end = i;
+                break;
+            }
+            chars.next();
+        }
+        Some((start..end, kind))
+    })
+}
+
+/// Whether `c` is part of some index term (a word or a CJK run).
+pub(crate) fn is_term_char(c: char) -> bool {
+    classify(c).is_some()
+}
+
+fn classify(c: char) -> Option<Segment> {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric().then_some(Segment::Word);
+    }
+    if is_cjk(c) {
+        Some(Segment::Cjk)
+    } else if c.is_alphanumeric() || is_combining_mark(c) || is_private_use(c) {
+        Some(Segment::Word)
+    } else {
+        None
+    }
+}
+
+/// FTS5's unicode61 keeps private-use characters (category Co) in tokens.
+fn is_private_use(c: char) -> bool {
+    matches!(c, '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..='\u{10fffd}')
+}
+
+/// Whether `c` belongs to a script written without spaces between words
+/// (Han, kana) or with syllable blocks that take particles (Hangul).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{1100}'..='\u{11ff}'     // Hangul Jamo
+        | '\u{3005}'..='\u{3007}'   // 々 〆 〇
+        | '\u{3041}'..='\u{309f}'   // Hiragana
+        | '\u{30a1}'..='\u{30ff}'   // Katakana (ー included)
+        | '\u{3130}'..='\u{318f}'   // Hangul compatibility Jamo
+        | '\u{31f0}'..='\u{31ff}'   // Katakana phonetic extensions
+        | '\u{3400}'..='\u{4dbf}'   // CJK extension A
+        | '\u{4e00}'..='\u{9fff}'   // CJK unified ideographs
+        | '\u{a960}'..='\u{a97f}'   // Hangul Jamo extended A
+        | '\u{ac00}'..='\u{d7af}'   // Hangul syllables
+        | '\u{f900}'..='\u{faff}'   // CJK compatibility ideographs
+        | '\u{ff66}'..='\u{ff9f}'   // half-width katakana
+        | '\u{20000}'..='\u{3134f}' // CJK extensions B to G
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn english_words_are_lower_cased_and_stemmed() {
+        assert_eq!(
+            index_text("Testing the Tests, tested!"),
+            "test the test test"
+        );
+        assert_eq!(
+            index_text("Deployments deploy deploying"),
+            "deploy deploy deploy"
+        );
+    }
+
+    #[test]
+    fn punctuation_and_emoji_separate_words() {
+        assert_eq!(
+            index_text("node.js 🎉 SQLITE_ERROR (x)"),
+            "node js sqlite error x"
+        );
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams_and_their_last_character() {
+        assert_eq!(
+            index_text("测试一律用 pytest"),
+            "测试 试一 一律 律用 用 pytest"
+        );
+        assert_eq!(index_text("用pytest测试"), "用 pytest 测试 试");
+        assert_eq!(index_text("テスト"), "テス スト ト");
+        assert_eq!(index_text("테스트는 통과"), "테스 스트 트는 는 통과 과");
+    }
+
+    #[test]
+    fn full_width_and_compatibility_forms_are_normalised() {
+        assert_eq!(
+            index_text("ＰＹＴＥＳＴ ﬁle ｶﾀｶﾅ"),
+            "pytest file カタ タカ カナ ナ"
+        );
+    }
+
+    #[test]
+    fn accents_are_kept_for_the_tokenizer_to_fold() {
+        // FTS5's unicode61 removes them; our fold does the same for snippets.
+        assert_eq!(index_text("Café"), "café");
+        assert_eq!(fold("Café NAÏVE"), "cafe naive");
+    }
+
+    #[test]
+    fn segments_report_byte_ranges() {
+        let text = "pytest测试, ok";
+        let found: Vec<_> = segments(text).map(|(r, k)| (&text[r], k)).collect();
+        assert_eq!(
+            found,
+            vec![
+                ("pytest", Segment::Word),
+                ("测试", Segment::Cjk),
+                ("ok", Segment::Word)
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_and_separator_only_text_has_no_terms() {
+        assert_eq!(index_text(""), "");
+        assert_eq!(index_text(" -- !? 🎉\n"), "");
+    }
 }
