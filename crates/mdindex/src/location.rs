@@ -1,0 +1,121 @@
+//! Where a store's index and its companion lock files live (SPEC §4).
+
+use std::env;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use mdstore::Store;
+
+/// Hex digits of the store-path hash in an index file name: 64 bits, so that
+/// two stores on one machine never share an index in practice.
+const NAME_HASH_HEX: usize = 16;
+
+/// The cache folder: `$MEMCTL_CACHE_DIR`, else `$XDG_CACHE_HOME/memctl`, else
+/// `~/.cache/memctl`. Empty variables count as unset (as the XDG spec says).
+/// Without any of them, a `memctl-cache` folder in the system temp folder.
+pub fn cache_dir_from_env() -> PathBuf {
+    let var = |name: &str| env::var_os(name).filter(|v| !v.is_empty());
+    cache_dir_from(var("MEMCTL_CACHE_DIR"), var("XDG_CACHE_HOME"), var("HOME"))
+}
+
+fn cache_dir_from(
+    memctl: Option<OsString>,
+    xdg: Option<OsString>,
+    home: Option<OsString>,
+) -> PathBuf {
+    if let Some(dir) = memctl {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = xdg {
+        return PathBuf::from(dir).join("memctl");
+    }
+    match home {
+        Some(home) => PathBuf::from(home).join(".cache").join("memctl"),
+        None => env::temp_dir().join("memctl-cache"),
+    }
+}
+
+/// The paths of one store's index and of the files beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexPaths {
+    /// The SQLite file.
+    pub db: PathBuf,
+    /// Held (OS lock) by a running watcher for its whole life.
+    pub watch_lock: PathBuf,
+    /// Held by a running watcher once its start-up sync is done.
+    pub ready_lock: PathBuf,
+    /// Held by a process rebuilding the index, so that two do not race.
+    pub build_lock: PathBuf,
+}
+
+impl IndexPaths {
+    /// The index of `store` in `cache_dir`: `<hash of the canonical store path>.sqlite`.
+    pub fn new(cache_dir: &Path, store: &Store) -> IndexPaths {
+        let hash = blake3::hash(store.root().as_os_str().as_encoded_bytes());
+        let stem = hash.to_hex()[..NAME_HASH_HEX].to_string();
+        let db = cache_dir.join(format!("{stem}.sqlite"));
+        IndexPaths {
+            watch_lock: sibling(&db, ".watch"),
+            ready_lock: sibling(&db, ".ready"),
+            build_lock: sibling(&db, ".build"),
+            db,
+        }
+    }
+
+    /// SQLite's write-ahead log and shared-memory files of the index.
+    pub fn wal_and_shm(&self) -> [PathBuf; 2] {
+        [sibling(&self.db, "-wal"), sibling(&self.db, "-shm")]
+    }
+}
+
+/// `path` with `suffix` appended to its file name.
+pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_dir_prefers_memctl_then_xdg_then_home() {
+        let some = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            cache_dir_from(some("/m"), some("/x"), some("/h")),
+            PathBuf::from("/m")
+        );
+        assert_eq!(
+            cache_dir_from(None, some("/x"), some("/h")),
+            PathBuf::from("/x/memctl")
+        );
+        assert_eq!(
+            cache_dir_from(None, None, some("/h")),
+            PathBuf::from("/h/.cache/memctl")
+        );
+        assert_eq!(
+            cache_dir_from(None, None, None),
+            env::temp_dir().join("memctl-cache")
+        );
+    }
+
+    #[test]
+    fn each_store_has_its_own_index_file() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let cache = Path::new("/cache");
+        let pa = IndexPaths::new(cache, &Store::open(a.path()).unwrap());
+        let pb = IndexPaths::new(cache, &Store::open(b.path()).unwrap());
+        assert_ne!(pa.db, pb.db);
+        assert_eq!(pa.db.parent(), Some(cache));
+        assert_eq!(pa.db.extension().and_then(|e| e.to_str()), Some("sqlite"));
+        assert_eq!(pa.watch_lock, sibling(&pa.db, ".watch"));
+        // The same store named two ways gets the same index.
+        let dotted = a.path().join(".");
+        assert_eq!(
+            IndexPaths::new(cache, &Store::open(&dotted).unwrap()).db,
+            pa.db
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! Running a parsed query against the index: matching, filters, ranking and
+//! the result rows that `memctl search` prints.
+
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use mdstore::RecordType;
+use rusqlite::types::Value;
+use serde::{Serialize, Serializer};
+
+use crate::Index;
+use crate::error::{Result, SqliteContext};
+use crate::query::Query;
+use crate::snippet::{self, Snippet};
+use crate::text;
+
+/// Snippets are at most this many characters.
+const SNIPPET_CHARS: usize = 160;
+
+const NS_PER_DAY: f64 = 86_400e9;
+
+/// One result: everything SPEC §5's `--json` shows except `scope`, which
+/// the caller adds (it knows which store it searched).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Hit {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: Option<String>,
+    /// The record file, absolute.
+    pub path: PathBuf,
+    pub description: String,
+    /// Serialized with the matches in `[` `]`.
+    #[serde(serialize_with = "bracketed")]
+    pub snippet: Snippet,
+    /// Relevance, positive, higher is better; comparable across stores, so
+    /// that results of several stores merge by it. For a query of filters
+    /// only it falls with age (`1 / (1 + age in days)`).
+    pub score: f64,
+    /// RFC 3339, UTC.
+    pub updated: Option<String>,
+    /// Whole days since `updated`.
+    pub age_days: Option<i64>,
+    pub revision: Option<u64>,
+    pub source: String,
+}
+
+fn bracketed<S: Serializer>(snippet: &Snippet, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&snippet.bracketed())
+}
+
+impl Index {
+    /// The best `limit` records for `query`, restricted to `types` when not
+    /// empty (as well as to the query's own `type:` and `tag:` filters).
+    /// Free text ranks by BM25 with [`text::BM25_WEIGHTS`]; a query of
+    /// filters only lists the most recently updated first. Sync first
+    /// ([`Index::sync`]) for an answer that reflects the files now.
+    pub fn search(&self, query: &Query, limit: usize, types: &[RecordType]) -> Result<Vec<Hit>> {
+        let path = &self.paths.db;
+        let mut params: Vec<Value> = Vec::new();
+        let mut filters = String::new();
+        for list in [&query.types[..], types] {
+            if !list.is_empty() {
+                let marks = vec!["?"; list.len()].join(", ");
+                filters.push_str(&format!(" AND d.type IN ({marks})"));
+                params.extend(list.iter().map(|t| Value::Text(t.as_str().to_string())));
+            }
+        }
+        for tag in &query.tags {
+            filters.push_str(
+                " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)",
+            );
+            params.push(Value::Text(tag.to_lowercase()));
+        }
+        if let Some(exclude) = query.fts_exclude() {
+            filters.push_str(" AND d.doc NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)");
+            params.push(Value::Text(exclude));
+        }
+        const COLUMNS: &str = "d.id, d.name, d.type, d.rel_path, d.description, d.body, d.updated_ns, d.revision, d.source";
+        let sql = match query.fts_match() {
+            Some(matching) => {
+                let weights: Vec<String> = text::BM25_WEIGHTS
+                    .iter()
+                    .map(|w| format!("{w:?}"))
+                    .collect();
+                params.insert(0, Value::Text(matching));
+                format!(
+                    "SELECT {COLUMNS}, -bm25(fts, {weights}) AS score
+                     FROM fts JOIN docs d ON d.doc = fts.rowid
+                     WHERE fts MATCH ?{filters}
+                     ORDER BY score DESC, d.updated_ns DESC, d.rel_path
+                     LIMIT ?",
+                    weights = weights.join(", ")
+                )
+            }
+            None => format!(
+                "SELECT {COLUMNS}, NULL AS score FROM docs d WHERE 1{filters}
+                 ORDER BY d.updated_ns DESC, d.rel_path LIMIT ?"
+            ),
+        };
+        params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+
+        let now = Timestamp::now().as_nanosecond();
+        let mut stmt = self.conn.prepare(&sql).at(path)?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params), |row| {
+                Ok(Row {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    record_type: row.get(2)?,
+                    rel_path: row.get(3)?,
+                    description: row.get(4)?,
+                    body: row.get(5)?,
+                    updated_ns: row.get(6)?,
+                    revision: row.get(7)?,
+                    source: row.get(8)?,
+                    score: row.get(9)?,
+                })
+            })
+            .at(path)?;
+        let mut hits = Vec::new();
+        for row in rows {
+            hits.push(self.hit(row.at(path)?, query, now));
+        }
+        Ok(hits)
+    }
+
+    fn hit(&self, row: Row, query: &Query, now_ns: i128) -> Hit {
+        let updated = row
+            .updated_ns
+            .and_then(|ns| Timestamp::from_nanosecond(i128::from(ns)).ok());
+        let age_ns = updated.map(|t| (now_ns - t.as_nanosecond()).max(0));
+        let age_days_exact = age_ns.map(|ns| ns as f64 / NS_PER_DAY);
+        let score = row
+            .score
+            .unwrap_or_else(|| age_days_exact.map_or(0.0, |days| 1.0 / (1.0 + days)));
+        let snippet_source = if row.body.trim().is_empty() {
+            &row.description
+        } else {
+            &row.body
+        };
+        Hit {
+            snippet: snippet::make(snippet_source, query, SNIPPET_CHARS),
+            path: self.store.root().join(&row.rel_path),
+            id: row.id,
+            name: row.name,
+            record_type: row.record_type,
+            description: row.description,
+            score,
+            updated: updated.map(|t| t.to_string()),
+            age_days: age_days_exact.map(|days| days.floor() as i64),
+            revision: row.revision.and_then(|r| u64::try_from(r).ok()),
+            source: row.source,
+        }
+    }
+}
+
+struct Row {
+    id: String,
+    name: String,
+    record_type: Option<String>,
+    rel_path: String,
+    description: String,
+    body: String,
+    updated_ns: Option<i64>,
+    revision: Option<i64>,
+    source: String,
+    score: Option<f64>,
+}
