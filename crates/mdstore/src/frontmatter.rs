@@ -1,16 +1,32 @@
 //! Frontmatter: splitting a file into frontmatter and body, reading it
 //! leniently, and rewriting known keys without disturbing anything else.
 //!
-//! OWNER: helper H1. The signatures below are the contract the rest of the
-//! workspace codes against; keep them (add, don't break).
+//! A file is kept as its parts (BOM, fence lines, one entry per top-level
+//! key with its raw lines), so that a file memctl only read renders back
+//! byte for byte and a `set` touches nothing but the entry it sets.
+
+mod block;
+mod body;
+mod fence;
+mod fields;
 
 use crate::record::{Meta, Problem};
+use block::{Block, render_entry};
+use fence::{BOM, Split};
 
 /// The frontmatter block of one file, kept as written so that a rewrite
 /// preserves unknown keys, their values and their order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frontmatter {
-    // private representation chosen by the implementer
+    bom: bool,
+    /// The opening fence line with its line ending (`---`, maybe trailing spaces).
+    opening: String,
+    block: Block,
+    /// The closing fence line (`---` or `...`) with its line ending, if it has one.
+    closing: String,
+    /// `"\n"` or `"\r\n"`, as the opening fence has it; used for lines memctl writes.
+    line_ending: &'static str,
+    strict: bool,
 }
 
 /// A value memctl writes for a known key.
@@ -48,29 +64,73 @@ pub enum HeaderEnd {
 impl Frontmatter {
     /// An empty frontmatter block, LF line endings, `---` fences.
     pub fn new() -> Frontmatter {
-        todo!()
+        Frontmatter {
+            bom: false,
+            opening: "---\n".to_string(),
+            block: Block::default(),
+            closing: "---\n".to_string(),
+            line_ending: "\n",
+            strict: true,
+        }
     }
 
     /// Whether the block parsed as strict YAML.
     pub fn is_strict(&self) -> bool {
-        todo!()
+        self.strict
     }
 
     /// Top-level keys in file order.
     pub fn keys(&self) -> Vec<String> {
-        todo!()
+        self.block.keys()
     }
 
     /// Sets a key: replaced where it stands, or appended at the end.
     pub fn set(&mut self, key: &str, value: FieldValue) {
-        let _ = (key, value);
-        todo!()
+        self.block
+            .set(key, render_entry(key, &value, self.line_ending));
+        self.recheck();
     }
 
     /// Removes a key if present.
     pub fn remove(&mut self, key: &str) {
-        let _ = key;
-        todo!()
+        self.block.remove(key);
+        self.recheck();
+    }
+
+    /// Writes every known key of `meta` (SPEC §2): each present one is set
+    /// where it stands or appended in the order of SPEC §2; each absent one
+    /// (an empty list counts as absent) is removed. Other keys are untouched.
+    pub fn set_meta(&mut self, meta: &Meta) {
+        let text = |value: Option<String>| value.map(FieldValue::Text);
+        let list = |items: &[String]| (!items.is_empty()).then(|| FieldValue::List(items.to_vec()));
+        let fields = [
+            ("name", text(meta.name.clone())),
+            ("description", text(meta.description.clone())),
+            (
+                "type",
+                text(meta.record_type.map(|t| t.as_str().to_string())),
+            ),
+            ("created", text(meta.created.map(|t| t.to_string()))),
+            ("updated", text(meta.updated.map(|t| t.to_string()))),
+            ("revision", meta.revision.map(FieldValue::Integer)),
+            ("source", text(meta.source.map(|s| s.as_str().to_string()))),
+            ("expires", text(meta.expires.clone())),
+            ("tags", list(&meta.tags)),
+            ("merged_from", list(&meta.merged_from)),
+        ];
+        for (key, value) in fields {
+            match value {
+                Some(value) => self
+                    .block
+                    .set(key, render_entry(key, &value, self.line_ending)),
+                None => self.block.remove(key),
+            }
+        }
+        self.recheck();
+    }
+
+    fn recheck(&mut self) {
+        self.strict = fields::is_strict(&self.block.render());
     }
 }
 
@@ -82,26 +142,89 @@ impl Default for Frontmatter {
 
 /// Reads a whole file's text leniently (SPEC §2). Never panics.
 pub fn parse(text: &str) -> ParsedFile {
-    let _ = text;
-    todo!()
+    let fences = match fence::split(text, true) {
+        Split::Closed(fences) => fences,
+        Split::NoFrontmatter => return ParsedFile::without_frontmatter(Vec::new()),
+        Split::Unclosed => {
+            return ParsedFile::without_frontmatter(vec![Problem::error(
+                Some(1),
+                "the frontmatter opened on line 1 never closes (no `---` or `...` line follows); \
+                 the whole file is read as body",
+            )]);
+        }
+    };
+    let opening = &text[fences.opening_start..fences.block_start];
+    let block_text = &text[fences.block_start..fences.block_end];
+    let (block, key_lines) = Block::split(block_text);
+    // The block starts on line 2: the opening fence (and any BOM) is line 1.
+    let reading = fields::read(block_text, &block, &key_lines, 2);
+    let frontmatter = Frontmatter {
+        bom: fences.opening_start > 0,
+        opening: opening.to_string(),
+        block,
+        closing: text[fences.block_end..fences.body_offset].to_string(),
+        line_ending: if opening.ends_with("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        },
+        strict: reading.strict,
+    };
+    ParsedFile {
+        frontmatter: Some(frontmatter),
+        meta: reading.meta,
+        body_offset: fences.body_offset,
+        problems: reading.problems,
+    }
+}
+
+impl ParsedFile {
+    fn without_frontmatter(problems: Vec<Problem>) -> ParsedFile {
+        ParsedFile {
+            frontmatter: None,
+            meta: Meta::default(),
+            body_offset: 0,
+            problems,
+        }
+    }
 }
 
 /// Finds where the frontmatter ends in a prefix of a file, so that callers can
 /// read only the header of large stores.
 pub fn find_header_end(text: &str) -> HeaderEnd {
-    let _ = text;
-    todo!()
+    match fence::split(text, false) {
+        Split::NoFrontmatter => HeaderEnd::NoFrontmatter,
+        Split::Unclosed => HeaderEnd::Unclosed,
+        Split::Closed(fences) => HeaderEnd::Closed {
+            body_offset: fences.body_offset,
+        },
+    }
 }
 
 /// Renders a frontmatter block and a body back into file text.
 pub fn render(frontmatter: &Frontmatter, body: &str) -> String {
-    let _ = (frontmatter, body);
-    todo!()
+    let mut out = String::with_capacity(
+        frontmatter.opening.len() + frontmatter.closing.len() + body.len() + 256,
+    );
+    if frontmatter.bom {
+        out.push(BOM);
+    }
+    out.push_str(&frontmatter.opening);
+    frontmatter.block.render_into(&mut out);
+    out.push_str(&frontmatter.closing);
+    if !frontmatter.closing.ends_with('\n') && !body.is_empty() {
+        // The file ended at the closing fence; a new body needs its own line.
+        out.push_str(frontmatter.line_ending);
+    }
+    out.push_str(body);
+    out
 }
 
 /// The description SPEC §2 gives a file without one: its first heading, else
 /// its first non-empty line, flattened to one line.
 pub fn description_from_body(body: &str) -> Option<String> {
-    let _ = body;
-    todo!()
+    body::description_from_body(body)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,10 @@
+//! Integration tests of mdstore: one test binary, one module per subject.
+
+// Helpers outside `#[test]` functions are test code too: a failed `expect`
+// there is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod corpus;
+mod frontmatter_props;
+mod store_reads;
+mod wild;

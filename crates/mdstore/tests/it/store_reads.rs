@@ -1,0 +1,89 @@
+//! The committed sample as a store: every record reads whole and header
+//! only, with a name and a description, and nothing panics.
+
+use std::path::Path;
+
+use mdstore::{Store, WalkItem};
+use pretty_assertions::assert_eq;
+
+use crate::wild;
+
+/// Copies the sample's record folders (not its README) into a new store.
+fn sample_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for file in wild::record_files(&wild::sample_root()) {
+        let path = dir.path().join(&file.rel_path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, &file.text).expect("write");
+    }
+    let store = Store::open(dir.path()).expect("store");
+    (dir, store)
+}
+
+#[test]
+fn every_sample_record_reads_with_a_name_and_description() {
+    let (_dir, store) = sample_store();
+    let items: Vec<WalkItem> = store.walk().collect();
+    let skipped: Vec<_> = items
+        .iter()
+        .filter(|i| matches!(i, WalkItem::Skipped(_)))
+        .collect();
+    assert_eq!(skipped, Vec::<&WalkItem>::new());
+    let records: Vec<_> = items
+        .into_iter()
+        .filter_map(|item| match item {
+            WalkItem::Record(entry) => Some(entry),
+            WalkItem::Skipped(_) => None,
+        })
+        .collect();
+    // The four dotfiles of the sample are not records (SPEC §2).
+    assert_eq!(records.len(), 116);
+    let mut lenient = 0;
+    for entry in &records {
+        let record = store.read_record(&entry.rel_path).expect("read");
+        let stem = Path::new(&entry.id)
+            .file_name()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(
+            record.meta.name.as_deref(),
+            Some(stem.as_str()),
+            "{}",
+            entry.id
+        );
+        let description = record.meta.description.clone().unwrap_or_default();
+        assert!(
+            !description.is_empty() && !description.contains('\n'),
+            "{}",
+            entry.id
+        );
+        let on_disk = std::fs::read_to_string(store.root().join(&entry.rel_path)).expect("read");
+        assert_eq!(
+            &on_disk[on_disk.len() - record.body.len()..],
+            record.body,
+            "{}",
+            entry.id
+        );
+        if record.frontmatter.is_some() && !record.is_strict() {
+            lenient += 1;
+            assert!(
+                record.problems.iter().any(|p| p.line.is_some()),
+                "{}",
+                entry.id
+            );
+        }
+        let summary = store.read_summary(&entry.rel_path).expect("summary");
+        assert_eq!(
+            summary.meta.description, record.meta.description,
+            "{}",
+            entry.id
+        );
+        assert_eq!(
+            summary.meta.record_type, record.meta.record_type,
+            "{}",
+            entry.id
+        );
+    }
+    assert_eq!(lenient, 34);
+}
