@@ -84,7 +84,9 @@ impl Frontmatter {
         self.block.keys()
     }
 
-    /// Sets a key: replaced where it stands, or appended at the end.
+    /// Sets a key: replaced where it stands, or appended at the end. Later
+    /// duplicates of the key, if a hand-written file has them, are dropped so
+    /// that the value read back is the one set.
     pub fn set(&mut self, key: &str, value: FieldValue) {
         self.block
             .set(key, render_entry(key, &value, self.line_ending));
@@ -221,7 +223,9 @@ pub fn render(frontmatter: &Frontmatter, body: &str) -> String {
 }
 
 /// The description SPEC §2 gives a file without one: its first heading, else
-/// its first non-empty line, flattened to one line.
+/// its first non-empty line, flattened to one line. Headings in code blocks,
+/// code fences and thematic breaks (`---`) do not count; `None` when the body
+/// has no text.
 pub fn description_from_body(body: &str) -> Option<String> {
     body::description_from_body(body)
 }

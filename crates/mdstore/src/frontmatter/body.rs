@@ -3,16 +3,16 @@
 use super::fence::{BOM, Lines, line_content};
 use super::fields::one_line;
 
-/// The first ATX heading outside code fences, else the first non-empty line.
+/// The first ATX heading outside code blocks, else the first line of text
+/// outside them, else the first line inside one. Fence and thematic break
+/// lines (`---` of a frontmatter that never closes, say) say nothing.
 pub(super) fn description_from_body(body: &str) -> Option<String> {
     let body = body.strip_prefix(BOM).unwrap_or(body);
-    let mut first_line = None;
+    let mut first_outside = None;
+    let mut first_inside = None;
     let mut code_fence: Option<(char, usize)> = None;
     for line in Lines::new(body, 0) {
         let content = line_content(line.text);
-        if first_line.is_none() && !content.trim().is_empty() {
-            first_line = Some(content);
-        }
         if let Some(marker) = fence_marker(content) {
             match code_fence {
                 None => code_fence = Some(marker),
@@ -23,13 +23,33 @@ pub(super) fn description_from_body(body: &str) -> Option<String> {
             }
             continue;
         }
-        if code_fence.is_none()
-            && let Some(heading) = atx_heading(content).map(one_line).filter(|h| !h.is_empty())
-        {
+        if content.trim().is_empty() || is_thematic_break(content) {
+            continue;
+        }
+        if code_fence.is_some() {
+            first_inside.get_or_insert(content);
+            continue;
+        }
+        if let Some(heading) = atx_heading(content).map(one_line).filter(|h| !h.is_empty()) {
             return Some(heading);
         }
+        first_outside.get_or_insert(content);
     }
-    first_line.map(one_line).filter(|line| !line.is_empty())
+    first_outside
+        .or(first_inside)
+        .map(one_line)
+        .filter(|line| !line.is_empty())
+}
+
+/// `---`, `***`, `_ _ _`: a line of three or more of one of these and spaces.
+fn is_thematic_break(content: &str) -> bool {
+    let Some(trimmed) = strip_indent(content) else {
+        return false;
+    };
+    ['-', '*', '_'].into_iter().any(|mark| {
+        trimmed.chars().filter(|&c| c == mark).count() >= 3
+            && trimmed.chars().all(|c| c == mark || c == ' ' || c == '\t')
+    })
 }
 
 /// The text of an ATX heading line (`## Title ##` gives `Title`).
@@ -91,8 +111,12 @@ mod tests {
     #[case::first_line("\n\n  First line here  \nsecond\n", Some("First line here"))]
     #[case::empty_heading_skipped("#\n# Real\n", Some("Real"))]
     #[case::heading_in_code_skipped("```bash\n# comment\n```\n# Title\n", Some("Title"))]
-    #[case::tilde_code("~~~\n# comment\n~~~\ntext\n", Some("~~~"))]
-    #[case::unclosed_code("```\n# comment\n", Some("```"))]
+    #[case::tilde_code("~~~\n# comment\n~~~\ntext\n", Some("text"))]
+    #[case::only_code("```\n# comment\n", Some("# comment"))]
+    #[case::unclosed_frontmatter("---\nname: a\n", Some("name: a"))]
+    #[case::thematic_break("* * *\n___\nText\n", Some("Text"))]
+    #[case::dashes_then_heading("---\n## Title\n", Some("Title"))]
+    #[case::list_item_is_text("- item\n", Some("- item"))]
     #[case::bom("\u{FEFF}Hello\n", Some("Hello"))]
     #[case::crlf("# Title\r\nx\r\n", Some("Title"))]
     #[case::seven_hashes("####### x\n", Some("####### x"))]

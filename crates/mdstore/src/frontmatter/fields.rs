@@ -70,7 +70,7 @@ pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: u
     for (key, value) in values {
         let line = line_of(key);
         if key == "metadata" {
-            nested_type = Some((value, line_of("metadata")));
+            nested_type = Some((value, line));
         } else {
             reading.apply(key, value, line);
         }
@@ -317,7 +317,7 @@ impl Reading {
                 Some(record_type) => meta.record_type = Some(record_type),
                 None => problem(format!(
                     "unknown `type` {text:?}; expected one of {}",
-                    names(RecordType::ALL.map(RecordType::as_str))
+                    RecordType::ALL.map(RecordType::as_str).join(", ")
                 )),
             },
             "created" | "updated" => match text.parse::<jiff::Timestamp>() {
@@ -337,7 +337,9 @@ impl Reading {
                 Some(source) => meta.source = Some(source),
                 None => problem(format!(
                     "unknown `source` {text:?}; expected one of {}",
-                    names([Source::User, Source::Verified, Source::Inferred].map(Source::as_str))
+                    [Source::User, Source::Verified, Source::Inferred]
+                        .map(Source::as_str)
+                        .join(", ")
                 )),
             },
             "expires" => {
@@ -353,10 +355,6 @@ impl Reading {
             _ => {}
         }
     }
-}
-
-fn names<const N: usize>(names: [&str; N]) -> String {
-    names.join(", ")
 }
 
 /// Accepts any YAML document that is a map (or empty), looking at nothing.

@@ -399,3 +399,28 @@ fn header_end_agrees_with_parse() {
     };
     assert_eq!(body_offset, parse(SPEC_RECORD).body_offset);
 }
+
+#[test]
+fn hostile_yaml_is_refused_not_followed() {
+    let deep = format!("---\nname: a\nx: {}\n---\n", "[".repeat(100_000));
+    let parsed = parse_ok(&deep);
+    assert!(!frontmatter(&parsed).is_strict());
+    assert_eq!(parsed.meta.name.as_deref(), Some("a"));
+
+    let mut laughs = String::from("---\nname: a\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let refs = vec![format!("*l{}", level - 1); 10].join(", ");
+        laughs.push_str(&format!("l{level}: &l{level} [{refs}]\n"));
+    }
+    laughs.push_str("---\n");
+    let parsed = parse_ok(&laughs);
+    assert!(!frontmatter(&parsed).is_strict());
+    assert!(
+        parsed.problems[0]
+            .message
+            .contains("too large or too complex"),
+        "{:?}",
+        parsed.problems
+    );
+    assert_eq!(parsed.meta.name.as_deref(), Some("a"));
+}
