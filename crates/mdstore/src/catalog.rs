@@ -71,7 +71,7 @@ pub fn render(summaries: &[Summary], budget: Budget) -> Catalog {
     let lines: Vec<String> = sorted.iter().map(|s| entry_line(s, budget.max_line_chars)).collect();
 
     let mut text = format!("{HEADER}\n");
-    let fits_whole = 1 + lines.len() <= budget.max_lines
+    let fits_whole = lines.len() < budget.max_lines
         && text.len() + lines.iter().map(|l| l.len() + 1).sum::<usize>() <= budget.max_bytes;
     let mut listed = 0;
     for line in &lines {

@@ -364,7 +364,7 @@ fn same_content_elsewhere(store: &Store, view: &StoreView, description: &str, ha
         .find_map(|s| {
             let record = store.read_record(&s.rel_path).ok()?;
             let theirs = content_hash(record.meta.description.as_deref().unwrap_or(""), &record.body);
-            (theirs == hash).then(|| record.id)
+            (theirs == hash).then_some(record.id)
         })
 }
 
