@@ -68,7 +68,10 @@ pub fn catalog_order(a: &Summary, b: &Summary) -> Ordering {
 pub fn render(summaries: &[Summary], budget: Budget) -> Catalog {
     let mut sorted: Vec<&Summary> = summaries.iter().collect();
     sorted.sort_by(|a, b| catalog_order(a, b));
-    let lines: Vec<String> = sorted.iter().map(|s| entry_line(s, budget.max_line_chars)).collect();
+    let lines: Vec<String> = sorted
+        .iter()
+        .map(|s| entry_line(s, budget.max_line_chars))
+        .collect();
 
     let mut text = format!("{HEADER}\n");
     let fits_whole = lines.len() < budget.max_lines
@@ -132,7 +135,11 @@ fn entry_line(summary: &Summary, max_chars: usize) -> String {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/");
-    let head = format!("- [{}]({}) — ", escape_text(&summary.id), escape_link(&path));
+    let head = format!(
+        "- [{}]({}) — ",
+        escape_text(&summary.id),
+        escape_link(&path)
+    );
     let description = escape_text(summary.description());
     let head_chars = head.chars().count();
     let description_chars = description.chars().count();
@@ -224,7 +231,11 @@ mod tests {
     #[test]
     fn a_description_cannot_forge_a_line_or_a_link() {
         let catalog = render(
-            &[summary("x", Some(RecordType::User), "line\n- [evil](http://x) — y")],
+            &[summary(
+                "x",
+                Some(RecordType::User),
+                "line\n- [evil](http://x) — y",
+            )],
             Budget::default(),
         );
         assert_eq!(catalog.lines, 2);
@@ -234,9 +245,13 @@ mod tests {
     #[test]
     fn long_lines_are_cut_with_an_ellipsis() {
         let long = "word ".repeat(100);
-        let catalog = render(&[summary("x", Some(RecordType::User), &long)], Budget::default());
+        let catalog = render(
+            &[summary("x", Some(RecordType::User), &long)],
+            Budget::default(),
+        );
         let line = catalog.text.lines().nth(1).unwrap();
-        assert_eq!(line.chars().count(), 150);
+        // At most 150; a space before the cut is trimmed rather than kept.
+        assert!((149..=150).contains(&line.chars().count()), "{line}");
         assert!(line.ends_with('…'));
     }
 
@@ -250,7 +265,10 @@ mod tests {
         assert_eq!(catalog.listed, 198);
         assert_eq!(catalog.omitted, 102);
         let last = catalog.text.lines().last().unwrap();
-        assert!(last.starts_with("- … 102 more records not listed"), "{last}");
+        assert!(
+            last.starts_with("- … 102 more records not listed"),
+            "{last}"
+        );
         assert!(catalog.budget_share() > 1.0);
     }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::record::Severity;
-use crate::store::{Store, WalkItem};
+use crate::store::{SkipReason, Store, WalkItem};
 use crate::view::StoreView;
 
 /// One problem found in a store.
@@ -33,12 +33,14 @@ pub fn check(store: &Store) -> Report {
             WalkItem::Record(entry) => match store.read_record(&entry.rel_path) {
                 Ok(record) => {
                     report.records += 1;
-                    report.findings.extend(record.problems.into_iter().map(|p| Finding {
-                        rel_path: entry.rel_path.clone(),
-                        line: p.line,
-                        severity: p.severity,
-                        message: p.message,
-                    }));
+                    report
+                        .findings
+                        .extend(record.problems.into_iter().map(|p| Finding {
+                            rel_path: entry.rel_path.clone(),
+                            line: p.line,
+                            severity: p.severity,
+                            message: p.message,
+                        }));
                 }
                 Err(skipped) => report.findings.push(Finding {
                     rel_path: skipped.rel_path,
@@ -48,9 +50,12 @@ pub fn check(store: &Store) -> Report {
                 }),
             },
             WalkItem::Skipped(skipped) => report.findings.push(Finding {
+                severity: match skipped.reason {
+                    SkipReason::Hidden => Severity::Warning,
+                    _ => Severity::Error,
+                },
                 rel_path: skipped.rel_path,
                 line: None,
-                severity: Severity::Error,
                 message: skipped.reason.to_string(),
             }),
         }
@@ -72,12 +77,17 @@ pub fn check(store: &Store) -> Report {
     }
     for (path, reason) in view.tombstone_problems {
         report.findings.push(Finding {
-            rel_path: path.strip_prefix(store.root()).map(PathBuf::from).unwrap_or(path),
+            rel_path: path
+                .strip_prefix(store.root())
+                .map(PathBuf::from)
+                .unwrap_or(path),
             line: None,
             severity: Severity::Error,
             message: format!("unreadable tombstone: {reason}"),
         });
     }
-    report.findings.sort_by(|a, b| a.rel_path.cmp(&b.rel_path).then(a.line.cmp(&b.line)));
+    report
+        .findings
+        .sort_by(|a, b| a.rel_path.cmp(&b.rel_path).then(a.line.cmp(&b.line)));
     report
 }

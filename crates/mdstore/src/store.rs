@@ -40,6 +40,8 @@ pub struct FileEntry {
 /// Why a file that looks like a record is not read as one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SkipReason {
+    #[error("a dotfile, so not a record; rename it without the leading dot to make it one")]
+    Hidden,
     #[error("larger than 256 KiB ({0} bytes); not read as a record")]
     TooLarge(u64),
     #[error("a symlink that leads outside the store")]
@@ -128,7 +130,9 @@ impl Store {
             .follow_links(false)
             .sort_by_file_name()
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()))
+            .filter_entry(|e| {
+                e.depth() == 0 || !(e.file_type().is_dir() && is_hidden(e.file_name()))
+            })
             .filter_map(move |entry| match entry {
                 Ok(entry) if entry.depth() == 0 => None,
                 Ok(entry) => self.walk_item(entry.path(), entry.file_type()),
@@ -149,7 +153,20 @@ impl Store {
         }
         let rel_path = path.strip_prefix(&self.root).ok()?.to_path_buf();
         if !is_record_name(&rel_path) {
-            return None;
+            // A hidden `.md` file is not a record (SPEC §2), but someone may
+            // have meant it as one: say so rather than skip it silently.
+            let hidden_markdown = is_record_name(
+                &rel_path.with_file_name(
+                    rel_path
+                        .file_name()?
+                        .to_string_lossy()
+                        .trim_start_matches('.'),
+                ),
+            );
+            return hidden_markdown.then_some(WalkItem::Skipped(Skipped {
+                rel_path,
+                reason: SkipReason::Hidden,
+            }));
         }
         Some(match self.entry_for(&rel_path) {
             Ok(entry) => WalkItem::Record(entry),
@@ -244,9 +261,11 @@ impl Store {
             reason,
         };
         let path = self.root.join(rel_path);
-        let mut file = fs::File::open(&path).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let mut file =
+            fs::File::open(&path).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
         let mut bytes = vec![0; HEADER_PREFIX_BYTES];
-        let filled = read_full(&mut file, &mut bytes).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let filled = read_full(&mut file, &mut bytes)
+            .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
         bytes.truncate(filled);
         let prefix_is_whole = filled < HEADER_PREFIX_BYTES;
         let header_len = match std::str::from_utf8(&bytes) {
@@ -257,7 +276,9 @@ impl Store {
             // A cut multi-byte character at the end is fine; anything else
             // is decided by the whole read below.
             Err(e) if e.error_len().is_none() => {
-                match frontmatter::find_header_end(&String::from_utf8_lossy(&bytes[..e.valid_up_to()])) {
+                match frontmatter::find_header_end(&String::from_utf8_lossy(
+                    &bytes[..e.valid_up_to()],
+                )) {
                     HeaderEnd::Closed { body_offset } => Some(body_offset),
                     _ => None,
                 }
@@ -280,7 +301,11 @@ impl Store {
                 meta: record.meta,
             });
         }
-        let text_len = if needs_whole { bytes.len() } else { header_len.unwrap_or(bytes.len()) };
+        let text_len = if needs_whole {
+            bytes.len()
+        } else {
+            header_len.unwrap_or(bytes.len())
+        };
         let text = decode(&bytes[..text_len]).map_err(skipped)?;
         let id = id_from_rel_path(rel_path);
         let record = build_record_parts(&id, rel_path, text);
@@ -352,9 +377,13 @@ fn read_full(file: &mut fs::File, buf: &mut [u8]) -> io::Result<usize> {
 
 fn read_capped(path: &Path, cap: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    fs::File::open(path)?.take(cap as u64 + 1).read_to_end(&mut bytes)?;
+    fs::File::open(path)?
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)?;
     if bytes.len() > cap {
-        return Err(io::Error::other(format!("grew past {cap} bytes while being read")));
+        return Err(io::Error::other(format!(
+            "grew past {cap} bytes while being read"
+        )));
     }
     Ok(bytes)
 }
@@ -386,7 +415,10 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
     let mut problems = parsed.problems;
     let stem = id.rsplit('/').next().unwrap_or(id);
     if parsed.frontmatter.is_none() {
-        problems.push(Problem::warning(Some(1), "no frontmatter: name, description and type are missing"));
+        problems.push(Problem::warning(
+            Some(1),
+            "no frontmatter: name, description and type are missing",
+        ));
     } else {
         match meta.name.as_deref() {
             None => problems.push(Problem::warning(None, "no `name`; the file name is used")),
@@ -397,15 +429,22 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
             Some(_) => {}
         }
         if meta.description.is_none() {
-            problems.push(Problem::error(None, "no `description`; the first line of the body is used"));
+            problems.push(Problem::error(
+                None,
+                "no `description`; the first line of the body is used",
+            ));
         }
         if meta.record_type.is_none() {
-            problems.push(Problem::error(None, "no valid `type` (user, feedback, project or reference)"));
+            problems.push(Problem::error(
+                None,
+                "no valid `type` (user, feedback, project or reference)",
+            ));
         }
     }
     meta.name = Some(stem.to_string());
     if meta.description.is_none() {
-        meta.description = Some(frontmatter::description_from_body(&body).unwrap_or_else(|| stem.to_string()));
+        meta.description =
+            Some(frontmatter::description_from_body(&body).unwrap_or_else(|| stem.to_string()));
     }
     Record {
         id: id.to_string(),

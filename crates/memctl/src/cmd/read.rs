@@ -60,11 +60,23 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
     let mut out = String::new();
     for (scoped, s) in &rows {
         let kind = s.record_type().map_or("-", RecordType::as_str);
-        let scope = if label_scopes { format!("{:<9} ", scoped.scope.as_str()) } else { String::new() };
-        out += &format!("{scope}{:<10} {}  {}\n", kind, ui.paint(Style::Bold, &s.id), s.description());
+        let scope = if label_scopes {
+            format!("{:<9} ", scoped.scope.as_str())
+        } else {
+            String::new()
+        };
+        out += &format!(
+            "{scope}{:<10} {}  {}\n",
+            kind,
+            ui.paint(Style::Bold, &s.id),
+            s.description()
+        );
     }
     ui::print(&out)?;
-    ui.note(&format!("{} records", rows.len()));
+    ui.note(&match rows.len() {
+        1 => "1 record".to_string(),
+        n => format!("{n} records"),
+    });
     Ok(Exit::Ok)
 }
 
@@ -115,7 +127,10 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
     }
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
-    ui.note(&ui.paint(Style::Dim, &format!("# {} ({} store)", path.display(), scoped.scope.as_str())));
+    ui.note(&ui.paint(
+        Style::Dim,
+        &format!("# {} ({} store)", path.display(), scoped.scope.as_str()),
+    ));
     ui::print(&text)?;
     Ok(Exit::Ok)
 }

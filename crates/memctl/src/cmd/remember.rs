@@ -2,19 +2,20 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use jiff::Timestamp;
 use mdstore::lock::{self, StoreLock};
 use mdstore::view::StoreView;
 use mdstore::write::{self, Candidate, Operation, Plan, Refusal, WriteOptions};
-use mdstore::Source;
+use mdstore::{Source, Store};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, RememberArgs, WriteScope};
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
-use crate::stores::{self, Scope, ScopedStore};
+use crate::stores::{self, Scope, ScopedStore, WriteTarget};
 use crate::ui::{self, Style, Ui};
 
 /// One candidate's journey: its plan, then what happened.
@@ -27,9 +28,17 @@ struct Item {
 
 #[derive(Clone, Debug)]
 enum Outcome {
-    Saved { revision: u64 },
-    Noop { existing: String },
-    Refused { exit: Exit, message: String, hint: Option<String> },
+    Saved {
+        revision: u64,
+    },
+    Noop {
+        existing: String,
+    },
+    Refused {
+        exit: Exit,
+        message: String,
+        hint: Option<String>,
+    },
     Conflict(String),
     NotConfirmed,
     DryRun,
@@ -47,7 +56,8 @@ impl Outcome {
 }
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
-    let now = Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let now =
+        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
     let from_json = args.from_json.is_some();
     let default_scope = match (args.scope, global.global) {
         (Some(WriteScope::Global), _) | (None, true) => Scope::Global,
@@ -83,22 +93,71 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
         force: args.force,
         expect_revision: args.expect_revision,
         refuse_temporary: from_json || args.yes,
-        default_source: if from_json { Source::Inferred } else { Source::User },
+        default_source: if from_json {
+            Source::Inferred
+        } else {
+            Source::User
+        },
         now,
     };
 
+    // A store that does not exist yet is planned against an empty stand-in
+    // (no records, no tombstones: the same classification) and created only
+    // when a confirmed write needs it, so that a dry run, a refusal or an
+    // unconfirmed run leaves the disk as it was.
+    let mut stand_in: Option<tempfile::TempDir> = None;
     let mut store_of: BTreeMap<Scope, ScopedStore> = BTreeMap::new();
-    for scope in items.iter().map(|i| i.scope).collect::<std::collections::BTreeSet<_>>() {
-        store_of.insert(scope, stores::write_store(global, scope, ui, args.yes || args.dry_run)?);
+    let mut missing: BTreeMap<Scope, PathBuf> = BTreeMap::new();
+    for scope in items
+        .iter()
+        .map(|i| i.scope)
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        match stores::write_target(global, scope)? {
+            WriteTarget::Existing(scoped) => {
+                store_of.insert(scope, scoped);
+            }
+            WriteTarget::Missing { scope, dir } => {
+                if !args.dry_run {
+                    stores::confirm_creation(scope, &dir, ui, args.yes)?;
+                }
+                let stand_in_root = match &stand_in {
+                    Some(dir) => dir.path().to_path_buf(),
+                    None => stand_in
+                        .insert(
+                            tempfile::tempdir()
+                                .context("cannot create a temporary folder to plan in")?,
+                        )
+                        .path()
+                        .to_path_buf(),
+                };
+                let store = Store::create(&stand_in_root.join(scope.as_str()))
+                    .context("cannot create a temporary folder to plan in")?;
+                ui.note(&format!(
+                    "The {} store {} does not exist yet; saving creates it.",
+                    scope.as_str(),
+                    dir.display()
+                ));
+                store_of.insert(scope, ScopedStore { scope, store });
+                missing.insert(scope, dir);
+            }
+        }
     }
+    let roots = display_roots(&store_of, &missing);
 
     // Phase 1: classify without the lock and show the plan.
     for scope in store_of.keys().copied().collect::<Vec<_>>() {
         let scoped = &store_of[&scope];
         let view = StoreView::load(&scoped.store);
         for item in items.iter_mut().filter(|i| i.scope == scope) {
-            let plan = write::plan(&scoped.store, &view, &item.candidate, &options)
-                .map_err(|e| Failure::bad_input(describe_candidate(&item.candidate, from_json, &e.to_string())))?;
+            let plan =
+                write::plan(&scoped.store, &view, &item.candidate, &options).map_err(|e| {
+                    Failure::bad_input(describe_candidate(
+                        &item.candidate,
+                        from_json,
+                        &e.to_string(),
+                    ))
+                })?;
             if let Operation::Refused(refusal) = &plan.operation {
                 item.outcome = Some(refused(refusal, &plan.id));
             }
@@ -112,7 +171,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
     }
     if !args.json {
         for item in &items {
-            show_plan(ui, item, &store_of[&item.scope]);
+            show_plan(ui, item, &roots[&item.scope]);
         }
     }
 
@@ -132,10 +191,42 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
         } else if !confirmed {
             set_pending(&mut items, Outcome::NotConfirmed);
         } else {
+            let needed: Vec<Scope> = missing
+                .keys()
+                .copied()
+                .filter(|scope| {
+                    items
+                        .iter()
+                        .any(|i| i.scope == *scope && i.outcome.is_none())
+                })
+                .collect();
+            for scope in needed {
+                if let Some(dir) = missing.remove(&scope) {
+                    store_of.insert(scope, stores::create(scope, &dir, ui)?);
+                }
+            }
             apply_all(&mut items, &store_of, &options)?;
         }
     }
-    report(ui, &items, &store_of, &args)
+    drop(stand_in);
+    report(ui, &items, &display_roots(&store_of, &missing), &args)
+}
+
+/// The folder each scope's paths are shown under: the store, or where a
+/// missing one would be created.
+fn display_roots(
+    store_of: &BTreeMap<Scope, ScopedStore>,
+    missing: &BTreeMap<Scope, PathBuf>,
+) -> BTreeMap<Scope, PathBuf> {
+    store_of
+        .iter()
+        .map(|(scope, scoped)| {
+            let root = missing
+                .get(scope)
+                .map_or_else(|| scoped.store.root().to_path_buf(), Clone::clone);
+            (*scope, root)
+        })
+        .collect()
 }
 
 fn set_pending(items: &mut [Item], outcome: Outcome) {
@@ -146,9 +237,16 @@ fn set_pending(items: &mut [Item], outcome: Outcome) {
 
 /// Phase 2: under each store's lock, classify again and write only what
 /// still matches what was shown and confirmed.
-fn apply_all(items: &mut [Item], store_of: &BTreeMap<Scope, ScopedStore>, options: &WriteOptions) -> anyhow::Result<()> {
+fn apply_all(
+    items: &mut [Item],
+    store_of: &BTreeMap<Scope, ScopedStore>,
+    options: &WriteOptions,
+) -> anyhow::Result<()> {
     for (scope, scoped) in store_of {
-        if !items.iter().any(|i| i.scope == *scope && i.outcome.is_none()) {
+        if !items
+            .iter()
+            .any(|i| i.scope == *scope && i.outcome.is_none())
+        {
             continue;
         }
         let _lock = match StoreLock::acquire(scoped.store.root(), lock::timeout_from_env()) {
@@ -168,7 +266,10 @@ fn apply_all(items: &mut [Item], store_of: &BTreeMap<Scope, ScopedStore>, option
         };
         let mut view = StoreView::load(&scoped.store);
         let mut written = Vec::new();
-        for item in items.iter_mut().filter(|i| i.scope == *scope && i.outcome.is_none()) {
+        for item in items
+            .iter_mut()
+            .filter(|i| i.scope == *scope && i.outcome.is_none())
+        {
             let shown = item.plan.as_ref();
             let again = write::plan(&scoped.store, &view, &item.candidate, options)
                 .map_err(|e| Failure::bad_input(e.to_string()))?;
@@ -177,7 +278,9 @@ fn apply_all(items: &mut [Item], store_of: &BTreeMap<Scope, ScopedStore>, option
                 Operation::Noop { existing } => Outcome::Noop {
                     existing: existing.clone(),
                 },
-                op if Some(op) != shown.map(|p| &p.operation) || again.new_text != shown.and_then(|p| p.new_text.clone()) => {
+                op if Some(op) != shown.map(|p| &p.operation)
+                    || again.new_text != shown.and_then(|p| p.new_text.clone()) =>
+                {
                     Outcome::Conflict(format!(
                         "{} changed while this write was being confirmed; nothing was written for it",
                         again.id
@@ -240,7 +343,7 @@ fn refused(refusal: &Refusal, id: &str) -> Outcome {
         ),
         Refusal::LowerTrust { existing, proposed } => (
             Exit::Conflict,
-            format!("{id} has source {existing}; a {proposed} proposal cannot overwrite it"),
+            format!("{id} has source {existing}; a proposal with source {proposed} cannot overwrite it"),
             Some("pass --force if the user really means to replace it, or --source user".to_string()),
         ),
         Refusal::RevisionMismatch { expected, actual } => (
@@ -252,17 +355,27 @@ fn refused(refusal: &Refusal, id: &str) -> Outcome {
             Some(format!("read it again with `memctl show {id}` and retry")),
         ),
     };
-    Outcome::Refused { exit, message, hint }
+    Outcome::Refused {
+        exit,
+        message,
+        hint,
+    }
 }
 
-fn show_plan(ui: &Ui, item: &Item, scoped: &ScopedStore) {
+fn show_plan(ui: &Ui, item: &Item, root: &Path) {
     let Some(plan) = &item.plan else { return };
-    let path = scoped.store.root().join(&plan.rel_path);
+    let path = root.join(&plan.rel_path);
     let label = |op: &str, style| ui.paint(style, op);
     let mut out = String::new();
     match &plan.operation {
         Operation::Add => {
-            out += &format!("{} {} ({} store: {})\n", label("ADD", Style::Green), plan.id, item.scope.as_str(), path.display());
+            out += &format!(
+                "{} {} ({} store: {})\n",
+                label("ADD", Style::Green),
+                plan.id,
+                item.scope.as_str(),
+                path.display()
+            );
             out += plan.new_text.as_deref().unwrap_or_default();
         }
         Operation::Update { from_revision } => {
@@ -287,7 +400,7 @@ fn show_plan(ui: &Ui, item: &Item, scoped: &ScopedStore) {
             let whom = if *existing == plan.id {
                 "this record".to_string()
             } else {
-                format!("{existing}")
+                existing.clone()
             };
             out += &format!(
                 "{} {}: the same content is already stored as {whom}; nothing to write\n",
@@ -305,7 +418,12 @@ fn show_plan(ui: &Ui, item: &Item, scoped: &ScopedStore) {
     }
 }
 
-fn report(ui: &Ui, items: &[Item], store_of: &BTreeMap<Scope, ScopedStore>, args: &RememberArgs) -> anyhow::Result<Exit> {
+fn report(
+    ui: &Ui,
+    items: &[Item],
+    roots: &BTreeMap<Scope, PathBuf>,
+    args: &RememberArgs,
+) -> anyhow::Result<Exit> {
     let exit = items
         .iter()
         .filter_map(|i| i.outcome.as_ref())
@@ -321,16 +439,25 @@ fn report(ui: &Ui, items: &[Item], store_of: &BTreeMap<Scope, ScopedStore>, args
                     "name": item.candidate.name,
                     "id": plan.map(|p| p.id.clone()),
                     "scope": item.scope.as_str(),
-                    "path": plan.map(|p| store_of[&item.scope].store.root().join(&p.rel_path)),
+                    "path": plan.map(|p| roots[&item.scope].join(&p.rel_path)),
                     "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
                 });
                 let (status, extra) = match item.outcome.as_ref() {
-                    Some(Outcome::Saved { revision }) => ("saved", json!({"revision": revision, "operation": operation_name(plan)})),
+                    Some(Outcome::Saved { revision }) => (
+                        "saved",
+                        json!({"revision": revision, "operation": operation_name(plan)}),
+                    ),
                     Some(Outcome::Noop { existing }) => ("noop", json!({"existing": existing})),
-                    Some(Outcome::Refused { message, .. }) => ("refused", json!({"reason": message})),
+                    Some(Outcome::Refused { message, .. }) => {
+                        ("refused", json!({"reason": message}))
+                    }
                     Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
-                    Some(Outcome::NotConfirmed) => ("not-confirmed", json!({"operation": operation_name(plan)})),
-                    Some(Outcome::DryRun) | None => ("dry-run", json!({"operation": operation_name(plan)})),
+                    Some(Outcome::NotConfirmed) => {
+                        ("not-confirmed", json!({"operation": operation_name(plan)}))
+                    }
+                    Some(Outcome::DryRun) | None => {
+                        ("dry-run", json!({"operation": operation_name(plan)}))
+                    }
                 };
                 row["status"] = json!(status);
                 row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
@@ -344,19 +471,32 @@ fn report(ui: &Ui, items: &[Item], store_of: &BTreeMap<Scope, ScopedStore>, args
         return Ok(exit);
     }
     for item in items {
-        let id = item.plan.as_ref().map_or(item.candidate.name.as_str(), |p| p.id.as_str());
+        let id = item
+            .plan
+            .as_ref()
+            .map_or(item.candidate.name.as_str(), |p| p.id.as_str());
         match item.outcome.as_ref() {
             Some(Outcome::Saved { revision }) => {
-                ui.note(&format!("Saved {id} (revision {revision}) in the {} store.", item.scope.as_str()));
+                ui.note(&format!(
+                    "Saved {id} (revision {revision}) in the {} store.",
+                    item.scope.as_str()
+                ));
             }
-            Some(Outcome::Refused { message, hint, .. }) => print_error(ui, message, hint.as_deref()),
-            Some(Outcome::Conflict(message)) => print_error(ui, message, Some("run the command again")),
+            Some(Outcome::Refused { message, hint, .. }) => {
+                print_error(ui, message, hint.as_deref())
+            }
+            Some(Outcome::Conflict(message)) => {
+                print_error(ui, message, Some("run the command again"))
+            }
             Some(Outcome::NotConfirmed) => {}
             Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
             Some(Outcome::Noop { .. }) | None => {}
         }
     }
-    if items.iter().any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed))) {
+    if items
+        .iter()
+        .any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed)))
+    {
         if ui.interactive {
             print_error(ui, "not saved: declined at the prompt", None);
         } else {
