@@ -218,7 +218,7 @@ pub struct SearchArgs {
     #[arg(long)]
     pub json: bool,
     /// The query
-    #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+    #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
 }
 
@@ -232,4 +232,106 @@ pub struct ReindexArgs {
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
+}
+
+/// Options of `search` (and the global ones) that take a value.
+const SEARCH_VALUE_OPTIONS: &[&str] = &[
+    "--type", "-t", "--scope", "--limit", "-n", "--store", "--color",
+];
+/// Options of `search` (and the global ones) that take none.
+const SEARCH_FLAGS: &[&str] = &[
+    "--json",
+    "--global",
+    "--quiet",
+    "-q",
+    "--verbose",
+    "-v",
+    "--help",
+    "-h",
+];
+
+/// Rewrites `memctl … search ARGS` so that query words which look like
+/// options (`-mustnot`, `--`, `-`) reach the query instead of failing as
+/// unknown options: a query is never a syntax error (SPEC §5). Known
+/// options keep their meaning wherever they stand; everything else is moved
+/// after a `--`.
+pub fn protect_search_query(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let Some(at) = args.iter().position(|a| a == "search") else {
+        return args;
+    };
+    // Only when `search` is the subcommand: every earlier argument is an
+    // option (or the value of one).
+    let mut i = 1;
+    while i < at {
+        let arg = args[i].to_string_lossy();
+        if SEARCH_VALUE_OPTIONS.contains(&arg.as_ref()) {
+            i += 1;
+        } else if !arg.starts_with('-') {
+            return args;
+        }
+        i += 1;
+    }
+    let mut out: Vec<std::ffi::OsString> = args[..=at].to_vec();
+    let mut query = Vec::new();
+    let mut rest = args[at + 1..].iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy();
+        let name = text.split('=').next().unwrap_or_default();
+        if text == "--" {
+            query.extend(rest.by_ref().cloned());
+        } else if SEARCH_VALUE_OPTIONS.contains(&name) {
+            out.push(arg.clone());
+            if !text.contains('=')
+                && let Some(value) = rest.next()
+            {
+                out.push(value.clone());
+            }
+        } else if SEARCH_FLAGS.contains(&text.as_ref()) {
+            out.push(arg.clone());
+        } else {
+            query.push(arg.clone());
+        }
+    }
+    if !query.is_empty() {
+        out.push("--".into());
+        out.extend(query);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn protect(args: &[&str]) -> Vec<String> {
+        protect_search_query(args.iter().map(Into::into).collect())
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn query_words_that_look_like_options_stay_in_the_query() {
+        assert_eq!(
+            protect(&[
+                "memctl", "search", "deploy", "-freeze", "--json", "-n", "3", "--weird"
+            ]),
+            [
+                "memctl", "search", "--json", "-n", "3", "--", "deploy", "-freeze", "--weird"
+            ]
+        );
+        assert_eq!(
+            protect(&["memctl", "--store", "s", "search", "--limit=2", "x"]),
+            ["memctl", "--store", "s", "search", "--limit=2", "--", "x"]
+        );
+    }
+
+    #[test]
+    fn other_commands_are_left_alone() {
+        assert_eq!(
+            protect(&["memctl", "remember", "--name", "search", "-x"]),
+            ["memctl", "remember", "--name", "search", "-x"]
+        );
+        assert_eq!(protect(&["memctl", "list"]), ["memctl", "list"]);
+    }
 }

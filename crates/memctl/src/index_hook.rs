@@ -1,19 +1,62 @@
-//! Where the commands meet the search index: keeping it in step with
+//! Where the write commands meet the search index: keeping it in step with
 //! memctl's own writes, and reporting its state.
 
 use std::path::PathBuf;
 
+use mdindex::{Index, WatcherState};
 use mdstore::Store;
 
+use crate::stores;
+
 /// Tells the index that memctl itself changed these record paths, so that it
-/// never lags its own writes. Failures are not fatal: the files are the
+/// never lags its own writes. An index that does not exist yet is left for
+/// the next search to build. Failures are not fatal: the files are the
 /// truth, and the next search compares them with the index anyway.
 pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
-    let _ = (store, rel_paths);
+    if rel_paths.is_empty() {
+        return;
+    }
+    let Ok(cache) = stores::cache_dir() else {
+        return;
+    };
+    let Ok(Ok(mut index)) = Index::open_existing(store, &cache) else {
+        return;
+    };
+    for rel_path in rel_paths {
+        if let Err(e) = index.note_changed(rel_path) {
+            eprintln!(
+                "warning: the search index was not updated ({e}); the next search will catch up"
+            );
+            return;
+        }
+    }
 }
 
 /// The index lines of `memctl status`.
 pub fn status_lines(store: &Store) -> anyhow::Result<String> {
-    let _ = store;
-    Ok(String::new())
+    let cache = stores::cache_dir()?;
+    let index = match Index::open_existing(store, &cache)? {
+        Ok(index) => index,
+        Err(cause) => {
+            return Ok(format!(
+                "  index: not usable yet ({cause}); the next search builds it\n"
+            ));
+        }
+    };
+    let status = index.status()?;
+    let watcher = match status.watcher {
+        WatcherState::Absent => {
+            "none (searches compare the store with the index first)".to_string()
+        }
+        WatcherState::Starting => "starting".to_string(),
+        WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
+    };
+    Ok(format!(
+        "  index: {} ({} records, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
+        status.path.display(),
+        status.records,
+        status.size_bytes as f64 / 1024.0 / 1024.0,
+        status.schema_version,
+        status.updated_at.as_deref().unwrap_or("never"),
+    ))
 }

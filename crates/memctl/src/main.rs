@@ -21,10 +21,14 @@ use crate::failure::{Exit, Failure};
 use crate::ui::Ui;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(cli::protect_search_query(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(err) => {
-            let code = if err.use_stderr() { Exit::BadInput } else { Exit::Ok };
+            let code = if err.use_stderr() {
+                Exit::BadInput
+            } else {
+                Exit::Ok
+            };
             let _ = err.print();
             return ExitCode::from(code as u8);
         }
@@ -49,9 +53,9 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Check => cmd::admin::check(global, ui),
         Command::Status => cmd::admin::status(global, ui),
         Command::Completions(args) => cmd::admin::completions(args),
-        Command::Search(_) | Command::Reindex(_) | Command::Watch => {
-            Err(Failure::new(Exit::Internal, "the search index is not built yet").into())
-        }
+        Command::Search(args) => cmd::search::search(global, ui, args),
+        Command::Reindex(args) => cmd::search::reindex(global, ui, args),
+        Command::Watch => cmd::search::watch(global, ui),
     }
 }
 
@@ -60,7 +64,11 @@ fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
     let failure = err.chain().find_map(|e| e.downcast_ref::<Failure>());
     let message = match failure {
         Some(f) => f.message.clone(),
-        None => err.chain().map(ToString::to_string).collect::<Vec<_>>().join(": "),
+        None => err
+            .chain()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(": "),
     };
     cmd::remember::print_error(ui, &message, failure.and_then(|f| f.hint.as_deref()));
     failure.map_or(Exit::Internal, |f| f.exit)

@@ -89,9 +89,11 @@ pub fn read_stores(args: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
         && let Some(dir) = workspace_dir(args)?
     {
         if !dir.is_dir() {
-            return Err(Failure::bad_input(format!("--store {}: no such folder", dir.display()))
-                .with_hint("create it with `memctl init --store DIR`")
-                .into());
+            return Err(
+                Failure::bad_input(format!("--store {}: no such folder", dir.display()))
+                    .with_hint("create it with `memctl init --store DIR`")
+                    .into(),
+            );
         }
         stores.push(open(Scope::Workspace, &dir)?);
     }
@@ -103,25 +105,42 @@ pub fn read_stores(args: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
 }
 
 fn open(scope: Scope, dir: &Path) -> anyhow::Result<ScopedStore> {
-    let store = Store::open(dir).with_context(|| format!("cannot open the store at {}", dir.display()))?;
+    let store =
+        Store::open(dir).with_context(|| format!("cannot open the store at {}", dir.display()))?;
     Ok(ScopedStore { scope, store })
 }
 
-/// The store a write goes to. A missing global store is created; a missing
-/// workspace store is created at the git root after confirmation.
-pub fn write_store(args: &GlobalArgs, scope: Scope, ui: &Ui, yes: bool) -> anyhow::Result<ScopedStore> {
+/// Where a write goes: a store that exists, or the folder that a confirmed
+/// write creates it in.
+#[derive(Clone, Debug)]
+pub enum WriteTarget {
+    Existing(ScopedStore),
+    Missing { scope: Scope, dir: PathBuf },
+}
+
+/// The store a write goes to (SPEC §9), without creating or asking anything:
+/// `--store DIR` (which must exist), else the nearest `.memory/` above, else
+/// `.memory/` at the git root; `--global` the global store.
+pub fn write_target(args: &GlobalArgs, scope: Scope) -> anyhow::Result<WriteTarget> {
     if scope == Scope::Global {
         let dir = global_dir()?;
-        let store = Store::create(&dir).with_context(|| format!("cannot create the global store at {}", dir.display()))?;
-        return Ok(ScopedStore { scope, store });
+        if dir.is_dir() {
+            return Ok(WriteTarget::Existing(open(scope, &dir)?));
+        }
+        return Ok(WriteTarget::Missing { scope, dir });
     }
     if let Some(dir) = workspace_dir(args)? {
         if dir.is_dir() {
-            return open(scope, &dir);
+            return Ok(WriteTarget::Existing(open(scope, &dir)?));
         }
-        return Err(Failure::bad_input(format!("--store {}: no such folder", dir.display()))
-            .with_hint(format!("create it with `memctl init --store {}`", dir.display()))
-            .into());
+        return Err(
+            Failure::bad_input(format!("--store {}: no such folder", dir.display()))
+                .with_hint(format!(
+                    "create it with `memctl init --store {}`",
+                    dir.display()
+                ))
+                .into(),
+        );
     }
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let Some(git_root) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
@@ -129,14 +148,43 @@ pub fn write_store(args: &GlobalArgs, scope: Scope, ui: &Ui, yes: bool) -> anyho
             .with_hint("run `memctl init` in your project's root, pass --store DIR, or use --global")
             .into());
     };
-    let dir = git_root.join(WORKSPACE_DIR);
-    let question = format!("Create a workspace store at {}?", dir.display());
-    if !yes && !ui.confirm(&question)? {
-        return Err(Failure::new(Exit::NotConfirmed, format!("no workspace store was created at {}", dir.display()))
-            .with_hint("run `memctl init` there, or pass --yes")
-            .into());
+    Ok(WriteTarget::Missing {
+        scope,
+        dir: git_root.join(WORKSPACE_DIR),
+    })
+}
+
+/// Asks whether to create a missing workspace store (SPEC §9: "created after
+/// confirmation"); a global store needs no question. Creates nothing.
+pub fn confirm_creation(scope: Scope, dir: &Path, ui: &Ui, yes: bool) -> anyhow::Result<()> {
+    if scope == Scope::Global || yes {
+        return Ok(());
     }
-    let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    ui.note(&format!("Created the workspace store {}", dir.display()));
+    let question = format!("Create a workspace store at {}?", dir.display());
+    if ui.confirm(&question)? {
+        return Ok(());
+    }
+    Err(Failure::new(
+        Exit::NotConfirmed,
+        format!("no workspace store was created at {}", dir.display()),
+    )
+    .with_hint("run `memctl init` there, or pass --yes")
+    .into())
+}
+
+/// Creates the missing store of a confirmed write.
+pub fn create(scope: Scope, dir: &Path, ui: &Ui) -> anyhow::Result<ScopedStore> {
+    let store = Store::create(dir).with_context(|| {
+        format!(
+            "cannot create the {} store at {}",
+            scope.as_str(),
+            dir.display()
+        )
+    })?;
+    ui.note(&format!(
+        "Created the {} store {}",
+        scope.as_str(),
+        dir.display()
+    ));
     Ok(ScopedStore { scope, store })
 }

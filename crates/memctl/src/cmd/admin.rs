@@ -4,7 +4,7 @@ use anyhow::Context;
 use clap::CommandFactory;
 use mdstore::lock::{self, StoreLock};
 use mdstore::view::StoreView;
-use mdstore::{catalog, Severity, Store};
+use mdstore::{Severity, Store, catalog};
 
 use crate::cli::{Cli, CompletionsArgs, GlobalArgs, InitArgs};
 use crate::failure::{Exit, Failure};
@@ -18,7 +18,9 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     } else if let Some(dir) = &global.store {
         dir.clone()
     } else {
-        std::env::current_dir().context("cannot read the current folder")?.join(WORKSPACE_DIR)
+        std::env::current_dir()
+            .context("cannot read the current folder")?
+            .join(WORKSPACE_DIR)
     };
     let existed = dir.is_dir();
     let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -28,9 +30,16 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     let what = if global.global { "global" } else { "workspace" };
     if existed {
-        ui.note(&format!("The {what} store {} already exists ({} records).", store.root().display(), view.summaries.len()));
+        ui.note(&format!(
+            "The {what} store {} already exists ({} records).",
+            store.root().display(),
+            view.summaries.len()
+        ));
     } else {
-        ui.note(&format!("Created the {what} store {}.", store.root().display()));
+        ui.note(&format!(
+            "Created the {what} store {}.",
+            store.root().display()
+        ));
     }
     Ok(Exit::Ok)
 }
@@ -56,7 +65,11 @@ pub fn check(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
                 Severity::Error => ui.paint(Style::Red, "error"),
                 Severity::Warning => ui.paint(Style::Yellow, "warning"),
             };
-            out += &format!("{}{line}: {severity}: {}\n", path.display(), finding.message);
+            out += &format!(
+                "{}{line}: {severity}: {}\n",
+                path.display(),
+                finding.message
+            );
         }
     }
     ui::print(&out)?;
@@ -72,11 +85,17 @@ pub fn check(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
 
 pub fn status(global: &GlobalArgs, _ui: &Ui) -> anyhow::Result<Exit> {
     let mut out = String::new();
-    let workspace = if global.global { None } else { stores::workspace_dir(global)? };
+    let workspace = if global.global {
+        None
+    } else {
+        stores::workspace_dir(global)?
+    };
     match workspace {
         Some(dir) if dir.is_dir() => out += &store_status(Scope::Workspace, &Store::open(&dir)?)?,
         Some(dir) => out += &format!("workspace store: {} (missing)\n", dir.display()),
-        None if !global.global => out += "workspace store: none (run `memctl init` in your project's root)\n",
+        None if !global.global => {
+            out += "workspace store: none (run `memctl init` in your project's root)\n"
+        }
         None => {}
     }
     let global_dir = stores::global_dir()?;
@@ -97,13 +116,24 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
         scope.as_str(),
         store.root().display(),
         view.summaries.len(),
-        if view.skipped.is_empty() { String::new() } else { format!(" ({} files skipped; see `memctl check`)", view.skipped.len()) },
+        if view.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} files skipped; see `memctl check`)",
+                view.skipped.len()
+            )
+        },
         catalog.lines,
         catalog.budget.max_lines,
         catalog.bytes,
         catalog.budget.max_bytes,
         catalog.budget_share().min(1.0) * 100.0,
-        if catalog.omitted > 0 { format!("; {} records left out", catalog.omitted) } else { String::new() },
+        if catalog.omitted > 0 {
+            format!("; {} records left out", catalog.omitted)
+        } else {
+            String::new()
+        },
     );
     out += &index_hook::status_lines(store)?;
     Ok(out)

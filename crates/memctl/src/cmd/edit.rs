@@ -28,7 +28,8 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
         .context("cannot create a temporary folder for the edit")?;
     let leaf = record.id.rsplit('/').next().unwrap_or(&record.id);
     let scratch = workdir.path().join(format!("{leaf}.md"));
-    fs::write(&scratch, &original).with_context(|| format!("cannot write {}", scratch.display()))?;
+    fs::write(&scratch, &original)
+        .with_context(|| format!("cannot write {}", scratch.display()))?;
     let editor = ["VISUAL", "EDITOR"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
@@ -43,10 +44,15 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
             .status()
             .with_context(|| format!("cannot run the editor {editor:?}"))?;
         if !status.success() {
-            print_error(ui, &format!("the editor {editor:?} exited with {status}; nothing was saved"), None);
+            print_error(
+                ui,
+                &format!("the editor {editor:?} exited with {status}; nothing was saved"),
+                None,
+            );
             return Ok(Exit::NotConfirmed);
         }
-        let bytes = fs::read(&scratch).with_context(|| format!("cannot read {}", scratch.display()))?;
+        let bytes =
+            fs::read(&scratch).with_context(|| format!("cannot read {}", scratch.display()))?;
         if bytes == original {
             ui.note(&format!("No changes to {}.", record.id));
             return Ok(Exit::Ok);
@@ -59,16 +65,22 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
                 }
                 problems
             }
-            Err(e) => vec![mdstore::Problem::error(None, format!("not valid UTF-8: {e}"))],
+            Err(e) => vec![mdstore::Problem::error(
+                None,
+                format!("not valid UTF-8: {e}"),
+            )],
         };
         for problem in &problems {
             let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
             eprintln!("{}{line}: {}", path.display(), problem.message);
         }
         if !ui.interactive {
-            return Err(Failure::bad_input(format!("the edit of {} is invalid; nothing was saved", record.id))
-                .with_hint("fix the problems above and run `memctl edit` again")
-                .into());
+            return Err(Failure::bad_input(format!(
+                "the edit of {} is invalid; nothing was saved",
+                record.id
+            ))
+            .with_hint("fix the problems above and run `memctl edit` again")
+            .into());
         }
         if !ui.confirm("The edit is invalid. Edit it again? (no discards it)")? {
             print_error(ui, "the edit was discarded; nothing was saved", None);
@@ -83,14 +95,21 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
         let kept = workdir.keep();
         return Err(Failure::new(
             Exit::Conflict,
-            format!("{} changed on disk while you were editing it; nothing was saved", path.display()),
+            format!(
+                "{} changed on disk while you were editing it; nothing was saved",
+                path.display()
+            ),
         )
-        .with_hint(format!("your edit is kept at {}", kept.join(format!("{leaf}.md")).display()))
+        .with_hint(format!(
+            "your edit is kept at {}",
+            kept.join(format!("{leaf}.md")).display()
+        ))
         .into());
     }
     let text = edit::finish(&edited, record.meta.revision.unwrap_or(1), Timestamp::now());
     mdstore::write::clean_temp_files(store);
-    atomic::write_file(&path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    atomic::write_file(&path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     let view = StoreView::load(store);
     catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
     index_hook::after_write(store, std::slice::from_ref(&record.rel_path));

@@ -10,12 +10,28 @@ use crate::cli::{ForgetArgs, GlobalArgs};
 use crate::cmd::remember::print_error;
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
-use crate::stores::{self, Scope};
+use crate::stores::{self, Scope, WriteTarget};
 use crate::ui::{self, Ui};
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
-    let scope = if global.global { Scope::Global } else { Scope::Workspace };
-    let scoped = stores::write_store(global, scope, ui, args.yes)?;
+    let scope = if global.global {
+        Scope::Global
+    } else {
+        Scope::Workspace
+    };
+    let scoped = match stores::write_target(global, scope)? {
+        WriteTarget::Existing(scoped) => scoped,
+        // Nothing to forget, and no reason to create a store to say so.
+        WriteTarget::Missing { dir, .. } => {
+            return Err(Failure::bad_input(format!(
+                "no record {:?}: there is no {} store at {}",
+                args.ids.join(" "),
+                scope.as_str(),
+                dir.display()
+            ))
+            .into());
+        }
+    };
     let store = &scoped.store;
     let view = StoreView::load(store);
     let mut targets = Vec::new();
@@ -24,7 +40,10 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
             Some(summary) => targets.push(summary.clone()),
             None => {
                 let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
-                    Some(t) => format!("it was already forgotten on {}", t.forgotten_at.strftime("%Y-%m-%d")),
+                    Some(t) => format!(
+                        "it was already forgotten on {}",
+                        t.forgotten_at.strftime("%Y-%m-%d")
+                    ),
                     None => "`memctl list` shows the ids".to_string(),
                 };
                 return Err(Failure::bad_input(format!(
@@ -78,11 +97,18 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         match write::forget(store, &mut view, &summary.id, args.reason.clone(), now) {
             Ok(_) => {
                 removed.push(summary.rel_path.clone());
-                ui.note(&format!("Forgot {}; a tombstone keeps it from coming back.", summary.id));
+                ui.note(&format!(
+                    "Forgot {}; a tombstone keeps it from coming back.",
+                    summary.id
+                ));
             }
             Err(ForgetError::NotFound(id)) => {
                 index_hook::after_write(store, &removed);
-                return Err(Failure::new(Exit::Conflict, format!("{id} was removed by another process meanwhile")).into());
+                return Err(Failure::new(
+                    Exit::Conflict,
+                    format!("{id} was removed by another process meanwhile"),
+                )
+                .into());
             }
             Err(e) => {
                 index_hook::after_write(store, &removed);

@@ -5,3 +5,4 @@ pub mod edit;
 pub mod forget;
 pub mod read;
 pub mod remember;
+pub mod search;
