@@ -1,0 +1,166 @@
+//! `memctl check`: exit 0 on a clean store, 1 with every problem named by
+//! path, line and reason; fit for a git pre-commit hook (SPEC §9).
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+
+use crate::env::TestEnv;
+use crate::read::BROKEN_YAML;
+
+#[test]
+fn a_clean_store_passes() {
+    let env = TestEnv::new();
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    env.remember(
+        "ci-cache",
+        "project",
+        "CI caches cargo",
+        "Keyed on Cargo.lock.",
+    );
+    let run = env.run(&["check"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn every_kind_of_problem_is_reported_with_path_and_line() {
+    let env = TestEnv::new();
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    env.write_store_file("broken.md", BROKEN_YAML);
+    env.write_store_file(
+        "no-frontmatter.md",
+        "# Deploy notes\n\nDeploys go out on Tuesdays.\n",
+    );
+    env.write_store_file(
+        "misnamed.md",
+        "---\nname: other\ndescription: Named wrong\ntype: project\n---\nBody.\n",
+    );
+    env.write_store_file(
+        "untyped.md",
+        "---\nname: untyped\ndescription: No type\n---\nBody.\n",
+    );
+    env.write_store_file(
+        "Prefer-Pytest.md",
+        "---\nname: Prefer-Pytest\ndescription: Twin\ntype: project\n---\nBody.\n",
+    );
+    fs::write(
+        env.store().join("latin1.md"),
+        b"---\nname: latin1\ndescription: caf\xe9\n---\n",
+    )
+    .expect("file");
+    fs::write(env.store().join("big.md"), "x".repeat(300 * 1024)).expect("file");
+    let before = env.store_bytes();
+    let run = env.run(&["check"]);
+    run.assert_code(1);
+    assert_run_snapshot!(env, run);
+    assert!(
+        run.stdout.contains("/.memory/broken.md:3: error: "),
+        "the YAML error is placed on its line:\n{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before, "check changes nothing");
+}
+
+#[test]
+fn leftover_temp_files_are_not_problems() {
+    let env = TestEnv::new();
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    env.write_store_file(".x1y2z3.memctl-tmp", "---\nname: half-writ");
+    env.write_store_file(".tombstones/.q9w8.memctl-tmp", "{\"id\": ");
+    let run = env.run(&["check"]);
+    run.assert_success();
+    assert!(!run.all_output().contains("memctl-tmp"), "{}", run.render());
+}
+
+#[test]
+fn check_without_a_store_is_bad_input() {
+    let env = TestEnv::bare();
+    let run = env.run(&["check"]);
+    run.assert_code(2);
+    assert_run_snapshot!(env, run);
+}
+
+fn git(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.org",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", env.root().join("home"))
+        .env("MEMCTL_GLOBAL_DIR", env.global_store())
+        .env("MEMCTL_CACHE_DIR", env.root().join("cache"))
+        .env_remove("MEMCTL_STORE")
+        .output()
+        .expect("git runs")
+}
+
+#[test]
+fn check_works_as_a_git_pre_commit_hook() {
+    if Command::new("git").arg("--version").output().is_err() {
+        println!("git is not installed; pre-commit hook test skipped");
+        return;
+    }
+    let env = TestEnv::new();
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    let work = env.work();
+    assert!(git(&env, work, &["init", "-q"]).status.success());
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_memctl"));
+    let hook = work.join(".git/hooks/pre-commit");
+    fs::create_dir_all(hook.parent().expect("hooks folder")).expect("hooks folder");
+    fs::write(
+        &hook,
+        format!("#!/bin/sh\nexec '{}' check\n", binary.display()),
+    )
+    .expect("hook");
+    fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("executable hook");
+
+    assert!(git(&env, work, &["add", ".memory"]).status.success());
+    let clean = git(&env, work, &["commit", "-q", "-m", "memory"]);
+    assert!(
+        clean.status.success(),
+        "a clean store commits: {}",
+        String::from_utf8_lossy(&clean.stderr)
+    );
+
+    env.write_store_file("broken.md", BROKEN_YAML);
+    assert!(git(&env, work, &["add", ".memory"]).status.success());
+    let refused = git(&env, work, &["commit", "-q", "-m", "broken memory"]);
+    assert!(
+        !refused.status.success(),
+        "the hook must stop a broken record"
+    );
+    let said = String::from_utf8_lossy(&refused.stdout).into_owned()
+        + &String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("broken.md:3:"), "{said}");
+}

@@ -1,0 +1,159 @@
+//! `memctl edit`: `$EDITOR` is a small script here. A valid edit is saved
+//! with its revision bumped and MEMORY.md regenerated; an invalid one is
+//! never saved (SPEC §9).
+
+use std::fs::File;
+
+use pretty_assertions::assert_eq;
+
+use crate::env::TestEnv;
+use crate::remember::fake_github_token;
+
+fn env_with_record() -> TestEnv {
+    let env = TestEnv::new();
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    env
+}
+
+fn set_editor(env: &mut TestEnv, script: &str) {
+    let path = env.script("editor", script);
+    env.set_var("EDITOR", path.display().to_string());
+}
+
+#[test]
+fn a_valid_edit_is_saved_with_the_next_revision_and_memory_md_follows() {
+    let mut env = env_with_record();
+    set_editor(
+        &mut env,
+        r#"sed -i -e 's/^description: .*/description: Tests use pytest and hypothesis/' -e 's/^New tests use pytest.$/New tests use pytest; properties use hypothesis./' "$1""#,
+    );
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+    let text = env.read_store_file("prefer-pytest.md");
+    assert!(
+        text.contains("description: Tests use pytest and hypothesis\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nrevision: 2\n"), "{text}");
+    assert!(
+        text.ends_with("---\nNew tests use pytest; properties use hypothesis.\n"),
+        "{text}"
+    );
+    assert!(
+        env.read_store_file("MEMORY.md")
+            .contains("— Tests use pytest and hypothesis\n"),
+        "MEMORY.md follows the edit"
+    );
+    assert!(
+        crate::env::temp_files(env.root()).is_empty(),
+        "no temporary file is left"
+    );
+}
+
+#[test]
+fn an_edit_that_changes_nothing_saves_nothing() {
+    let mut env = env_with_record();
+    set_editor(&mut env, "true");
+    let before = env.store_bytes();
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_success();
+    assert!(run.stderr.contains("No changes"), "{}", run.render());
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn an_invalid_edit_is_not_saved_without_a_terminal() {
+    let secret_edit = format!(r#"printf 'token: {}\n' >> "$1""#, fake_github_token());
+    let cases = [
+        (
+            "broken_yaml",
+            r#"sed -i 's/^description: .*/description: Use this: not that/' "$1""#.to_string(),
+        ),
+        (
+            "no_description",
+            r#"sed -i '/^description: /d' "$1""#.to_string(),
+        ),
+        ("no_type", r#"sed -i '/^type: /d' "$1""#.to_string()),
+        (
+            "renamed",
+            r#"sed -i 's/^name: .*/name: other/' "$1""#.to_string(),
+        ),
+        (
+            "unclosed_frontmatter",
+            r#"sed -i '6,$ s/^---$/--/' "$1""#.to_string(),
+        ),
+        ("secret", secret_edit),
+    ];
+    for (label, script) in cases {
+        let mut env = env_with_record();
+        set_editor(&mut env, &script);
+        let before = env.store_bytes();
+        let run = env.run(&["edit", "prefer-pytest"]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("nothing was saved"),
+            "{label}:\n{}",
+            run.render()
+        );
+        assert!(
+            !run.all_output().contains(&fake_github_token()),
+            "{label}: secret printed"
+        );
+        assert_eq!(env.store_bytes(), before, "{label}: the file changed");
+        assert_run_snapshot!(format!("invalid_edit_{label}"), env, run);
+    }
+}
+
+#[test]
+fn a_failing_editor_saves_nothing() {
+    let mut env = env_with_record();
+    set_editor(&mut env, r#"sed -i 's/pytest/nose/' "$1"; exit 1"#);
+    let before = env.store_bytes();
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_code(3);
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn edit_of_an_unknown_id_is_bad_input() {
+    let mut env = env_with_record();
+    set_editor(&mut env, "true");
+    env.run(&["edit", "nothing-here"]).assert_code(2);
+}
+
+#[test]
+fn a_held_lock_times_out_with_exit_4_and_saves_nothing() {
+    let mut env = env_with_record();
+    set_editor(
+        &mut env,
+        r#"sed -i 's/^description: .*/description: Changed/' "$1""#,
+    );
+    env.set_var("MEMCTL_LOCK_TIMEOUT_MS", "200");
+    let before = env.store_bytes();
+    let folder = File::open(env.store()).expect("the store folder");
+    folder.lock().expect("the test takes the lock");
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_code(4);
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn an_edit_keeps_unknown_keys_and_a_hand_made_record_gets_a_revision() {
+    let mut env = TestEnv::new();
+    env.write_store_file(
+        "deploy.md",
+        "---\nname: deploy\nowner: platform\ndescription: Deploys go out on Tuesdays\ntype: project\n---\nBody.\n",
+    );
+    set_editor(&mut env, r#"sed -i 's/Tuesdays/Wednesdays/' "$1""#);
+    env.run(&["edit", "deploy"]).assert_success();
+    let text = env.read_store_file("deploy.md");
+    assert!(text.starts_with("---\nname: deploy\nowner: platform\ndescription: Deploys go out on Wednesdays\ntype: project\n"), "{text}");
+    assert!(text.contains("\nrevision: 2\n"), "{text}");
+    assert!(text.ends_with("---\nBody.\n"), "{text}");
+}

@@ -1,0 +1,38 @@
+//! Integration tests of the `memctl` binary: each one runs the real program
+//! in a temporary project (see `env.rs`) and pins what it prints with insta.
+
+// Helpers outside `#[test]` functions are test code too: a failed `expect`
+// there is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+/// Snapshots a [`env::Run`] (command, exit code, stdout, stderr) with the
+/// environment's filters: `assert_run_snapshot!(env, run)` or
+/// `assert_run_snapshot!("name", env, run)`.
+macro_rules! assert_run_snapshot {
+    ($env:expr, $run:expr) => {{
+        let rendered = $run.render();
+        $env.insta_settings()
+            .bind(|| insta::assert_snapshot!(rendered));
+    }};
+    ($name:expr, $env:expr, $run:expr) => {{
+        let rendered = $run.render();
+        $env.insta_settings()
+            .bind(|| insta::assert_snapshot!($name, rendered));
+    }};
+}
+
+mod catalog;
+mod check;
+mod concurrency;
+mod corpus;
+mod crash;
+mod edit;
+mod env;
+mod forget;
+mod from_json;
+mod init;
+mod names;
+mod read;
+mod regressions;
+mod remember;
+mod status;

@@ -1,0 +1,270 @@
+//! `memctl list` and `memctl show`, in text and JSON, over good, broken and
+//! odd files.
+
+use std::fs;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::env::TestEnv;
+
+/// A frontmatter that strict YAML rejects (an unquoted `: ` in a value).
+pub const BROKEN_YAML: &str = "---\nname: broken\ndescription: Use this: not that\ntype: project\n---\nThe body of a broken file.\n";
+
+fn three_records(env: &TestEnv) {
+    env.remember(
+        "prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    env.remember(
+        "ci-cache",
+        "project",
+        "CI caches cargo",
+        "Keyed on Cargo.lock.",
+    );
+    env.remember(
+        "who",
+        "user",
+        "The user is a Rust developer",
+        "Ten years of Rust.",
+    );
+}
+
+fn json_of(run: &crate::env::Run) -> Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", run.render()))
+}
+
+#[test]
+fn list_shows_every_record() {
+    let env = TestEnv::new();
+    three_records(&env);
+    let run = env.run(&["list"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn list_filters_by_type() {
+    let env = TestEnv::new();
+    three_records(&env);
+    let run = env.run(&["list", "--type", "project"]);
+    run.assert_success();
+    assert_eq!(run.stdout.lines().count(), 1, "{}", run.render());
+    assert!(run.stdout.contains("ci-cache"));
+}
+
+#[test]
+fn list_json_has_every_field() {
+    let env = TestEnv::new();
+    three_records(&env);
+    let run = env.run(&["list", "--json"]);
+    run.assert_success();
+    let rows = json_of(&run);
+    let ids: Vec<&str> = rows
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["ci-cache", "prefer-pytest", "who"]);
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn list_still_lists_a_broken_file_and_reports_unreadable_ones() {
+    let env = TestEnv::new();
+    three_records(&env);
+    env.write_store_file("broken.md", BROKEN_YAML);
+    env.write_store_file(
+        "no-frontmatter.md",
+        "# Deploy notes\n\nDeploys go out on Tuesdays.\n",
+    );
+    fs::write(
+        env.store().join("latin1.md"),
+        b"---\nname: latin1\ndescription: caf\xe9\n---\n",
+    )
+    .expect("file");
+    fs::write(env.store().join("big.md"), "x".repeat(300 * 1024)).expect("file");
+    let before = env.store_bytes();
+    let run = env.run(&["list"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+    let json = env.run(&["list", "--json"]);
+    let ids: Vec<String> = json_of(&json)
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "broken",
+            "ci-cache",
+            "no-frontmatter",
+            "prefer-pytest",
+            "who"
+        ]
+    );
+    assert_eq!(env.store_bytes(), before, "reading changes nothing");
+}
+
+#[test]
+fn list_ignores_dotfiles_memory_md_and_leftover_temp_files() {
+    let env = TestEnv::new();
+    three_records(&env);
+    env.write_store_file(".abc123.memctl-tmp", "---\nname: half\ndescr");
+    env.write_store_file(
+        ".notes.md",
+        "---\nname: notes\ndescription: hidden\ntype: project\n---\n",
+    );
+    env.write_store_file(
+        ".git/info.md",
+        "---\nname: info\ndescription: hidden\ntype: project\n---\n",
+    );
+    env.write_store_file("memory.MD", "# a second catalogue\n");
+    let run = env.run(&["list", "--json"]);
+    run.assert_success();
+    assert_eq!(
+        json_of(&run).as_array().expect("an array").len(),
+        3,
+        "{}",
+        run.render()
+    );
+    assert!(
+        !run.stderr.contains("memctl-tmp") && !run.stderr.contains("memory.MD"),
+        "{}",
+        run.render()
+    );
+}
+
+#[test]
+fn list_labels_scopes_when_there_are_two_stores() {
+    let env = TestEnv::new();
+    three_records(&env);
+    env.run(&[
+        "remember",
+        "--yes",
+        "--global",
+        "--name",
+        "editor",
+        "--type",
+        "user",
+        "--description",
+        "Uses helix",
+        "Helix.",
+    ])
+    .assert_success();
+    let run = env.run(&["list"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+    let global_only = env.run(&["list", "--global", "--json"]);
+    assert_eq!(json_of(&global_only).as_array().expect("an array").len(), 1);
+}
+
+#[test]
+fn list_without_any_store_says_how_to_make_one() {
+    let env = TestEnv::bare();
+    let run = env.run(&["list"]);
+    run.assert_success();
+    assert_run_snapshot!(env, run);
+    assert!(
+        !env.store().exists() && !env.global_store().exists(),
+        "reading created a store"
+    );
+}
+
+#[test]
+fn show_prints_the_file_as_it_is() {
+    let env = TestEnv::new();
+    three_records(&env);
+    let run = env.run(&["show", "prefer-pytest"]);
+    run.assert_success();
+    assert_eq!(run.stdout, env.read_store_file("prefer-pytest.md"));
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn show_finds_an_id_in_any_case() {
+    let env = TestEnv::new();
+    three_records(&env);
+    let run = env.run(&["show", "PREFER-Pytest"]);
+    run.assert_success();
+    assert_eq!(run.stdout, env.read_store_file("prefer-pytest.md"));
+}
+
+#[test]
+fn show_json_has_every_field() {
+    let env = TestEnv::new();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "prefer-pytest",
+        "--type",
+        "feedback",
+        "--description",
+        "Tests use pytest",
+        "--tag",
+        "tests",
+        "--expires",
+        "2030-01-31",
+        "--source",
+        "verified",
+        "New tests use pytest.",
+    ])
+    .assert_success();
+    let run = env.run(&["show", "--json", "prefer-pytest"]);
+    run.assert_success();
+    let value = json_of(&run);
+    assert_eq!(value["body"], "New tests use pytest.\n");
+    assert_eq!(value["revision"], 1);
+    assert_eq!(value["source"], "verified");
+    assert_eq!(value["problems"], Value::Array(Vec::new()));
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn show_json_of_a_broken_file_lists_its_problems() {
+    let env = TestEnv::new();
+    env.write_store_file("broken.md", BROKEN_YAML);
+    let run = env.run(&["show", "--json", "broken"]);
+    run.assert_success();
+    let value = json_of(&run);
+    assert_eq!(value["description"], "Use this: not that");
+    assert_eq!(value["type"], "project");
+    let problems = value["problems"].as_array().expect("problems");
+    assert!(problems.iter().any(|p| p["line"] == 3), "{}", run.render());
+}
+
+#[test]
+fn show_of_an_unknown_id_is_bad_input() {
+    let env = TestEnv::new();
+    let run = env.run(&["show", "nothing-here"]);
+    run.assert_code(2);
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn show_falls_back_to_the_global_store() {
+    let env = TestEnv::new();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--global",
+        "--name",
+        "editor",
+        "--type",
+        "user",
+        "--description",
+        "Uses helix",
+        "Helix.",
+    ])
+    .assert_success();
+    let run = env.run(&["show", "--json", "editor"]);
+    run.assert_success();
+    assert_eq!(json_of(&run)["scope"], "global");
+}

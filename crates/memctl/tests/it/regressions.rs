@@ -1,0 +1,134 @@
+//! One test per bug these tests found, named after the bug.
+
+use std::fs;
+
+use crate::env::TestEnv;
+
+/// `remember --dry-run` created the workspace store at the git root, and the
+/// global store, before showing a plan that "writes nothing".
+#[test]
+fn dry_run_created_the_store_it_would_write_to() {
+    let env = TestEnv::bare();
+    fs::create_dir(env.work().join(".git")).expect("a fake git root");
+    let run = env.run(&[
+        "remember",
+        "--dry-run",
+        "--name",
+        "ci-cache",
+        "--type",
+        "project",
+        "--description",
+        "CI caches cargo",
+        "Keyed on Cargo.lock.",
+    ]);
+    run.assert_success();
+    assert!(
+        !env.store().exists(),
+        "a dry run created {}",
+        env.store().display()
+    );
+    assert_run_snapshot!(env, run);
+
+    let global = env.run(&[
+        "remember",
+        "--dry-run",
+        "--global",
+        "--json",
+        "--name",
+        "editor",
+        "--type",
+        "user",
+        "--description",
+        "Uses helix",
+        "The user edits with helix.",
+    ]);
+    global.assert_success();
+    assert!(
+        !env.global_store().exists(),
+        "a dry run created {}",
+        env.global_store().display()
+    );
+    let rows: serde_json::Value = serde_json::from_str(&global.stdout).expect("--json");
+    assert_eq!(
+        rows[0]["path"],
+        env.global_store().join("editor.md").display().to_string(),
+        "the plan shows where the record would go"
+    );
+}
+
+/// A refused or unconfirmed `remember` to a global store that did not exist
+/// yet created it, empty.
+#[test]
+fn a_refused_or_unconfirmed_write_created_the_global_store() {
+    let env = TestEnv::new();
+    let refused = env.run(&[
+        "remember",
+        "--yes",
+        "--global",
+        "--name",
+        "plan",
+        "--type",
+        "user",
+        "--description",
+        "The plan",
+        "For now use port 8080.",
+    ]);
+    refused.assert_code(2);
+    let unconfirmed = env.run(&[
+        "remember",
+        "--global",
+        "--name",
+        "editor",
+        "--type",
+        "user",
+        "--description",
+        "Uses helix",
+        "Helix.",
+    ]);
+    unconfirmed.assert_code(3);
+    assert!(
+        !env.global_store().exists(),
+        "{} was created",
+        env.global_store().display()
+    );
+
+    let saved = env.run(&[
+        "remember",
+        "--yes",
+        "--global",
+        "--name",
+        "editor",
+        "--type",
+        "user",
+        "--description",
+        "Uses helix",
+        "Helix.",
+    ]);
+    saved.assert_success();
+    assert!(env.global_store().join("editor.md").is_file());
+    assert!(env.global_store().join("MEMORY.md").is_file());
+}
+
+/// `forget --yes` in a git project without a store created `.memory/` at the
+/// git root only to say the record did not exist; `forget --global` did the
+/// same with the global store.
+#[test]
+fn forget_created_a_store_to_forget_nothing_in() {
+    let env = TestEnv::bare();
+    fs::create_dir(env.work().join(".git")).expect("a fake git root");
+    let run = env.run(&["forget", "--yes", "anything"]);
+    run.assert_code(2);
+    assert_run_snapshot!(env, run);
+    assert!(
+        !env.store().exists(),
+        "forget created {}",
+        env.store().display()
+    );
+    env.run(&["forget", "--global", "--yes", "anything"])
+        .assert_code(2);
+    assert!(
+        !env.global_store().exists(),
+        "forget created {}",
+        env.global_store().display()
+    );
+}
