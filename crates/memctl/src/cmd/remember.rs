@@ -89,6 +89,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
             outcome: None,
         });
     }
+    refuse_repeated_ids(&items)?;
     let options = WriteOptions {
         force: args.force,
         expect_revision: args.expect_revision,
@@ -227,6 +228,32 @@ fn display_roots(
             (*scope, root)
         })
         .collect()
+}
+
+/// Two candidates of one batch for the same record would be shown as two
+/// plans for one file, of which only the first could be written: the batch
+/// is ambiguous, so it is refused before anything is planned.
+fn refuse_repeated_ids(items: &[Item]) -> anyhow::Result<()> {
+    let mut first_of: BTreeMap<(Scope, String), usize> = BTreeMap::new();
+    for (n, item) in items.iter().enumerate() {
+        // Names that do not normalise are reported by the planning itself.
+        let Ok(id) = mdstore::id::normalize_name(&item.candidate.name) else {
+            continue;
+        };
+        if let Some(first) = first_of.insert((item.scope, mdstore::id::id_key(&id)), n) {
+            return Err(Failure::bad_input(format!(
+                "candidates {} ({:?}) and {} ({:?}) are the same record {id:?} in the {} store",
+                first + 1,
+                items[first].candidate.name,
+                n + 1,
+                item.candidate.name,
+                item.scope.as_str()
+            ))
+            .with_hint("give each record once per batch; nothing was written")
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn set_pending(items: &mut [Item], outcome: Outcome) {

@@ -2,6 +2,8 @@
 
 use std::fs;
 
+use pretty_assertions::assert_eq;
+
 use crate::env::TestEnv;
 
 /// `remember --dry-run` created the workspace store at the git root, and the
@@ -131,4 +133,46 @@ fn forget_created_a_store_to_forget_nothing_in() {
         "forget created {}",
         env.global_store().display()
     );
+}
+
+/// A `--from-json` batch naming one record twice showed two ADD plans for one
+/// file, wrote the first and then blamed the second on "a change while this
+/// write was being confirmed" (exit 4).
+#[test]
+fn a_batch_naming_one_record_twice_blamed_a_concurrent_change() {
+    let env = TestEnv::new();
+    let file = env.root().join("batch.json");
+    fs::write(
+        &file,
+        r#"[{"name": "dup", "type": "project", "description": "First", "body": "One."},
+            {"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed."},
+            {"name": "DUP", "type": "project", "description": "Second", "body": "Two."}]"#,
+    )
+    .expect("the batch");
+    let before = env.store_bytes();
+    let run = env.run(&[
+        "remember",
+        "--yes",
+        "--from-json",
+        &file.display().to_string(),
+    ]);
+    run.assert_code(2);
+    assert_run_snapshot!(env, run);
+    assert_eq!(env.store_bytes(), before, "nothing is written");
+
+    // The same name in two stores is two records.
+    fs::write(
+        &file,
+        r#"[{"name": "dup", "type": "project", "description": "First", "body": "One."},
+            {"name": "dup", "type": "user", "description": "Second", "body": "Two.", "scope": "global"}]"#,
+    )
+    .expect("the batch");
+    env.run(&[
+        "remember",
+        "--yes",
+        "--from-json",
+        &file.display().to_string(),
+    ])
+    .assert_success();
+    assert!(env.store().join("dup.md").is_file() && env.global_store().join("dup.md").is_file());
 }
