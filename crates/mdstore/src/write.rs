@@ -35,7 +35,7 @@ pub struct Candidate {
     pub source: Option<Source>,
     #[serde(default)]
     pub expires: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de_tags")]
     pub tags: Vec<String>,
     /// `workspace` or `global`; the CLI routes candidates by it.
     #[serde(default)]
@@ -54,11 +54,19 @@ fn de_type<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RecordType>,
     .transpose()
 }
 
+/// `"tags": null`, as extraction steps write for "no tags", is no tags.
+fn de_tags<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let tags: Option<Vec<String>> = serde::Deserialize::deserialize(d)?;
+    Ok(tags.unwrap_or_default())
+}
+
 fn de_source<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Source>, D::Error> {
     let text: Option<String> = serde::Deserialize::deserialize(d)?;
     text.map(|s| {
         Source::parse(&s).ok_or_else(|| {
-            serde::de::Error::custom(format!("unknown source {s:?}: expected user, verified or inferred"))
+            serde::de::Error::custom(format!(
+                "unknown source {s:?}: expected user, verified or inferred"
+            ))
         })
     })
     .transpose()
@@ -94,9 +102,13 @@ pub enum Refusal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operation {
     Add,
-    Update { from_revision: u64 },
+    Update {
+        from_revision: u64,
+    },
     /// The same content is stored under `existing`.
-    Noop { existing: String },
+    Noop {
+        existing: String,
+    },
     Refused(Refusal),
 }
 
@@ -144,17 +156,24 @@ pub fn plan(
     let (id, rel_path) = match existing {
         Some(summary) => (summary.id.clone(), summary.rel_path.clone()),
         None => {
-            let path = id::record_path(store.root(), &normalized).map_err(|source| PlanError::Name {
-                name: candidate.name.clone(),
-                source,
-            })?;
-            let rel = path.strip_prefix(store.root()).map(Path::to_path_buf).unwrap_or(path);
+            let path =
+                id::record_path(store.root(), &normalized).map_err(|source| PlanError::Name {
+                    name: candidate.name.clone(),
+                    source,
+                })?;
+            let rel = path
+                .strip_prefix(store.root())
+                .map(Path::to_path_buf)
+                .unwrap_or(path);
             (normalized.clone(), rel)
         }
     };
     let mut warnings = Vec::new();
     if normalized != candidate.name && existing.is_none() {
-        warnings.push(format!("name {:?} is stored as {normalized:?}", candidate.name));
+        warnings.push(format!(
+            "name {:?} is stored as {normalized:?}",
+            candidate.name
+        ));
     }
     let source = candidate.source.unwrap_or(options.default_source);
     let refused = |refusal, old_text: Option<String>, warnings: Vec<String>| Plan {
@@ -167,7 +186,11 @@ pub fn plan(
     };
 
     let old = match existing {
-        Some(summary) => Some(store.read_record(&summary.rel_path).map_err(PlanError::Unreadable)?),
+        Some(summary) => Some(
+            store
+                .read_record(&summary.rel_path)
+                .map_err(PlanError::Unreadable)?,
+        ),
         None => None,
     };
     let old_text = old.as_ref().map(|_| read_text(store, &rel_path));
@@ -175,7 +198,11 @@ pub fn plan(
     if let Some(expected) = options.expect_revision {
         let actual = old.as_ref().map(|r| r.meta.revision.unwrap_or(1));
         if actual != Some(expected) {
-            return Ok(refused(Refusal::RevisionMismatch { expected, actual }, old_text, warnings));
+            return Ok(refused(
+                Refusal::RevisionMismatch { expected, actual },
+                old_text,
+                warnings,
+            ));
         }
     }
 
@@ -188,7 +215,9 @@ pub fn plan(
         .clone()
         .or_else(|| old.as_ref().map(|r| r.body.clone()))
         .unwrap_or_default();
-    let record_type = candidate.record_type.or(old.as_ref().and_then(|r| r.meta.record_type));
+    let record_type = candidate
+        .record_type
+        .or(old.as_ref().and_then(|r| r.meta.record_type));
     let Some(description) = description.filter(|d| !d.trim().is_empty()) else {
         return Err(PlanError::Missing("description"));
     };
@@ -199,7 +228,11 @@ pub fn plan(
         return Err(PlanError::Missing("body (text, or - for standard input)"));
     }
 
-    let guarded = format!("{}\n{description}\n{}\n{body}", candidate.name, candidate.tags.join(" "));
+    let guarded = format!(
+        "{}\n{description}\n{}\n{body}",
+        candidate.name,
+        candidate.tags.join(" ")
+    );
     let found = secrets::find_secrets(&guarded);
     if !found.is_empty() {
         // Lines are reported in the body, where people look for them.
@@ -215,7 +248,11 @@ pub fn plan(
     let temporary_found = temporary::find_temporary(&format!("{description}\n{body}"));
     if !temporary_found.is_empty() {
         if options.refuse_temporary {
-            return Ok(refused(Refusal::Temporary(temporary_found), old_text, warnings));
+            return Ok(refused(
+                Refusal::Temporary(temporary_found),
+                old_text,
+                warnings,
+            ));
         }
         for finding in &temporary_found {
             warnings.push(format!(
@@ -229,18 +266,25 @@ pub fn plan(
     if !options.force
         && let Some(tomb) = tombstone::find_match(&view.tombstones, &id, &hash)
     {
-        return Ok(refused(Refusal::Tombstone(tomb.clone()), old_text, warnings));
+        return Ok(refused(
+            Refusal::Tombstone(tomb.clone()),
+            old_text,
+            warnings,
+        ));
     }
 
     if let Some(old) = &old {
         let existing_source = old.source();
-        let unchanged = content_hash(old.meta.description.as_deref().unwrap_or(""), &old.body) == hash
+        let unchanged = content_hash(old.meta.description.as_deref().unwrap_or(""), &old.body)
+            == hash
             && old.meta.record_type == record_type
             && (candidate.tags.is_empty() || candidate.tags == old.meta.tags)
             && (candidate.expires.is_none() || candidate.expires == old.meta.expires);
         if unchanged {
             return Ok(Plan {
-                operation: Operation::Noop { existing: old.id.clone() },
+                operation: Operation::Noop {
+                    existing: old.id.clone(),
+                },
                 id,
                 rel_path,
                 old_text,
@@ -280,10 +324,16 @@ pub fn plan(
     if let Some(t) = record_type {
         fm.set("type", FieldValue::Text(t.as_str().to_string()));
     }
-    let created = old.as_ref().and_then(|r| r.meta.created).unwrap_or(options.now);
+    let created = old
+        .as_ref()
+        .and_then(|r| r.meta.created)
+        .unwrap_or(options.now);
     fm.set("created", FieldValue::Text(created.to_string()));
     fm.set("updated", FieldValue::Text(options.now.to_string()));
-    fm.set("revision", FieldValue::Integer(from_revision.map_or(1, |r| r + 1)));
+    fm.set(
+        "revision",
+        FieldValue::Integer(from_revision.map_or(1, |r| r + 1)),
+    );
     fm.set("source", FieldValue::Text(source.as_str().to_string()));
     if let Some(expires) = &candidate.expires {
         fm.set("expires", FieldValue::Text(expires.clone()));
@@ -291,7 +341,11 @@ pub fn plan(
     if !candidate.tags.is_empty() {
         fm.set("tags", FieldValue::List(candidate.tags.clone()));
     }
-    let body = if body.ends_with('\n') { body } else { format!("{body}\n") };
+    let body = if body.ends_with('\n') {
+        body
+    } else {
+        format!("{body}\n")
+    };
     let new_text = frontmatter::render(&fm, &body);
 
     let mut projected = view.clone();
@@ -351,19 +405,31 @@ fn one_line(text: &str) -> String {
 
 fn validate_expires(text: &str) -> Result<(), PlanError> {
     let ok = text.parse::<jiff::civil::Date>().is_ok() || text.parse::<Timestamp>().is_ok();
-    if ok { Ok(()) } else { Err(PlanError::Expires(text.to_string())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(PlanError::Expires(text.to_string()))
+    }
 }
 
 /// Another record holding the same description and body, found by reading
 /// only the bodies of records whose description already matches.
-fn same_content_elsewhere(store: &Store, view: &StoreView, description: &str, hash: &str) -> Option<String> {
+fn same_content_elsewhere(
+    store: &Store,
+    view: &StoreView,
+    description: &str,
+    hash: &str,
+) -> Option<String> {
     let wanted = one_line(description).to_lowercase();
     view.summaries
         .iter()
         .filter(|s| one_line(s.description()).to_lowercase() == wanted)
         .find_map(|s| {
             let record = store.read_record(&s.rel_path).ok()?;
-            let theirs = content_hash(record.meta.description.as_deref().unwrap_or(""), &record.body);
+            let theirs = content_hash(
+                record.meta.description.as_deref().unwrap_or(""),
+                &record.body,
+            );
             (theirs == hash).then_some(record.id)
         })
 }
@@ -378,9 +444,14 @@ pub fn apply(store: &Store, view: &mut StoreView, plan: &Plan) -> io::Result<Opt
     clean_temp_files(store);
     let path = store.root().join(&plan.rel_path);
     atomic::write_file(&path, text.as_bytes())?;
-    if view.tombstones.iter().any(|t| id::id_key(&t.id) == id::id_key(&plan.id)) {
+    if view
+        .tombstones
+        .iter()
+        .any(|t| id::id_key(&t.id) == id::id_key(&plan.id))
+    {
         atomic::remove_file(&tombstone::tombstone_path(store.root(), &plan.id))?;
-        view.tombstones.retain(|t| id::id_key(&t.id) != id::id_key(&plan.id));
+        view.tombstones
+            .retain(|t| id::id_key(&t.id) != id::id_key(&plan.id));
     }
     let summary = store
         .read_summary(&plan.rel_path)
@@ -398,14 +469,21 @@ pub fn forget(
     reason: Option<String>,
     now: Timestamp,
 ) -> Result<Tombstone, ForgetError> {
-    let summary = view.find(id).ok_or_else(|| ForgetError::NotFound(id.to_string()))?;
+    let summary = view
+        .find(id)
+        .ok_or_else(|| ForgetError::NotFound(id.to_string()))?;
     let rel_path = summary.rel_path.clone();
-    let record = store.read_record(&rel_path).map_err(ForgetError::Unreadable)?;
+    let record = store
+        .read_record(&rel_path)
+        .map_err(ForgetError::Unreadable)?;
     let tomb = Tombstone {
         id: record.id.clone(),
         forgotten_at: now,
         reason,
-        content_hash: content_hash(record.meta.description.as_deref().unwrap_or(""), &record.body),
+        content_hash: content_hash(
+            record.meta.description.as_deref().unwrap_or(""),
+            &record.body,
+        ),
     };
     clean_temp_files(store);
     // Tombstone first: a crash between the two leaves the fact both stored and
@@ -435,7 +513,9 @@ pub fn clean_temp_files(store: &Store) {
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with(".git"))
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && atomic::is_temp_name(&e.file_name().to_string_lossy()));
+        .filter(|e| {
+            e.file_type().is_file() && atomic::is_temp_name(&e.file_name().to_string_lossy())
+        });
     for entry in dirs {
         // Best effort: a leftover that cannot be removed is still ignored by readers.
         let _ = fs::remove_file(entry.path());

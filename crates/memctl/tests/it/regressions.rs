@@ -176,3 +176,19 @@ fn a_batch_naming_one_record_twice_blamed_a_concurrent_change() {
     .assert_success();
     assert!(env.store().join("dup.md").is_file() && env.global_store().join("dup.md").is_file());
 }
+
+/// `"tags": null` in a `--from-json` candidate, which extraction steps write
+/// for "no tags" as they do for every other optional key, failed the whole
+/// batch as malformed JSON.
+#[test]
+fn null_tags_in_a_json_candidate_failed_the_batch() {
+    let env = TestEnv::new();
+    let run = env.run_stdin(
+        &["remember", "--yes", "--from-json", "-"],
+        r#"[{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed.",
+             "tags": null, "source": null, "expires": null, "scope": null}]"#,
+    );
+    run.assert_success();
+    let text = env.read_store_file("ci-cache.md");
+    assert!(!text.contains("tags"), "{text}");
+}
