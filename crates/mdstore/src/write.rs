@@ -386,7 +386,8 @@ pub fn budget_warning(catalog: &Catalog) -> String {
     } else {
         format!(
             "MEMORY.md will use {:.0}% of its budget ({} of {} lines, {} of {} bytes)",
-            catalog.budget_share() * 100.0,
+            // Rounded up: a warning given above 90% must not say "90%".
+            (catalog.budget_share() * 100.0).ceil(),
             catalog.lines,
             catalog.budget.max_lines,
             catalog.bytes,

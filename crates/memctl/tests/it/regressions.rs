@@ -192,3 +192,36 @@ fn null_tags_in_a_json_candidate_failed_the_batch() {
     let text = env.read_store_file("ci-cache.md");
     assert!(!text.contains("tags"), "{text}");
 }
+
+/// The warning given when a write takes MEMORY.md past 90% of its budget
+/// said "will use 90%" (181 of 200 lines rounded half to even).
+#[test]
+fn the_budget_warning_above_90_percent_said_90_percent() {
+    let env = TestEnv::new();
+    for i in 0..179 {
+        env.write_record(
+            &format!("r{i:03}"),
+            "project",
+            &format!("Fact {i}"),
+            "Body.",
+        );
+    }
+    let run = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "last",
+        "--type",
+        "project",
+        "--description",
+        "One more",
+        "Body.",
+    ]);
+    run.assert_success();
+    assert!(
+        run.stderr
+            .contains("warning: MEMORY.md will use 91% of its budget (181 of 200 lines"),
+        "{}",
+        run.render()
+    );
+}
