@@ -106,7 +106,10 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
         ))
         .into());
     }
-    let text = edit::finish(&edited, record.meta.revision.unwrap_or(1), Timestamp::now());
+    // Whole seconds, like every timestamp `remember` writes (SPEC §2's example).
+    let now =
+        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let text = edit::finish(&edited, record.meta.revision.unwrap_or(1), now);
     mdstore::write::clean_temp_files(store);
     atomic::write_file(&path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;

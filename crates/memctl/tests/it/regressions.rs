@@ -225,3 +225,22 @@ fn the_budget_warning_above_90_percent_said_90_percent() {
         run.render()
     );
 }
+
+/// `edit` wrote `updated` with nanoseconds (`…:05.140258179Z`) where every
+/// other write, and SPEC §2's example, uses whole seconds.
+#[test]
+fn edit_wrote_updated_with_nanoseconds() {
+    let mut env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let editor = env.script("editor", r#"sed -i 's/^A\.$/A, edited./' "$1""#);
+    env.set_var("EDITOR", editor.display().to_string());
+    env.run(&["edit", "a"]).assert_success();
+    let text = env.read_store_file("a.md");
+    let updated = text
+        .lines()
+        .find(|l| l.starts_with("updated: "))
+        .expect("an updated line");
+    let whole_seconds =
+        regex::Regex::new(r"^updated: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$").expect("a pattern");
+    assert!(whole_seconds.is_match(updated), "{updated}");
+}
