@@ -29,26 +29,129 @@ impl Rng {
 }
 
 const TOPICS: &[&str] = &[
-    "deploy", "release", "pytest", "database", "migration", "cache", "frontend", "backend", "review",
-    "logging", "metrics", "docker", "kubernetes", "terraform", "staging", "production", "rollback",
-    "linter", "formatter", "typescript", "python", "rust", "golang", "postgres", "redis", "queue",
-    "webhook", "oauth", "session", "benchmark", "profiling", "incident", "oncall", "changelog",
+    "deploy",
+    "release",
+    "pytest",
+    "database",
+    "migration",
+    "cache",
+    "frontend",
+    "backend",
+    "review",
+    "logging",
+    "metrics",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "staging",
+    "production",
+    "rollback",
+    "linter",
+    "formatter",
+    "typescript",
+    "python",
+    "rust",
+    "golang",
+    "postgres",
+    "redis",
+    "queue",
+    "webhook",
+    "oauth",
+    "session",
+    "benchmark",
+    "profiling",
+    "incident",
+    "oncall",
+    "changelog",
 ];
 const WORDS: &[&str] = &[
-    "the", "team", "uses", "always", "never", "prefers", "because", "after", "before", "when",
-    "tests", "build", "branch", "config", "service", "client", "server", "script", "folder", "file",
-    "decided", "agreed", "requires", "checks", "runs", "writes", "reads", "keeps", "moves", "asks",
-    "weekly", "nightly", "manual", "automatic", "shared", "local", "remote", "private", "public",
-    "version", "pinned", "latest", "stable", "flaky", "slow", "fast", "small", "large", "new", "old",
+    "the",
+    "team",
+    "uses",
+    "always",
+    "never",
+    "prefers",
+    "because",
+    "after",
+    "before",
+    "when",
+    "tests",
+    "build",
+    "branch",
+    "config",
+    "service",
+    "client",
+    "server",
+    "script",
+    "folder",
+    "file",
+    "decided",
+    "agreed",
+    "requires",
+    "checks",
+    "runs",
+    "writes",
+    "reads",
+    "keeps",
+    "moves",
+    "asks",
+    "weekly",
+    "nightly",
+    "manual",
+    "automatic",
+    "shared",
+    "local",
+    "remote",
+    "private",
+    "public",
+    "version",
+    "pinned",
+    "latest",
+    "stable",
+    "flaky",
+    "slow",
+    "fast",
+    "small",
+    "large",
+    "new",
+    "old",
 ];
 const CJK: &[&str] = &[
-    "测试", "部署", "发布", "数据库", "缓存", "前端", "后端", "代码", "审查", "日志", "监控", "回滚",
-    "团队", "决定", "使用", "不要", "总是", "因为", "每周", "配置", "服务", "版本", "迁移", "性能",
+    "测试",
+    "部署",
+    "发布",
+    "数据库",
+    "缓存",
+    "前端",
+    "后端",
+    "代码",
+    "审查",
+    "日志",
+    "监控",
+    "回滚",
+    "团队",
+    "决定",
+    "使用",
+    "不要",
+    "总是",
+    "因为",
+    "每周",
+    "配置",
+    "服务",
+    "版本",
+    "迁移",
+    "性能",
 ];
 
 fn words(rng: &mut Rng, n: usize) -> String {
     (0..n)
-        .map(|_| if rng.below(6) == 0 { TOPICS[rng.below(TOPICS.len())] } else { WORDS[rng.below(WORDS.len())] })
+        .map(|_| {
+            if rng.below(6) == 0 {
+                TOPICS[rng.below(TOPICS.len())]
+            } else {
+                WORDS[rng.below(WORDS.len())]
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -70,7 +173,11 @@ pub fn record(i: usize, rng: &mut Rng) -> (String, String) {
     }
     let mut body = String::new();
     while body.len() < 800 {
-        let sentence = if chinese { cjk(rng, 14) + "。" } else { words(rng, 14) + ". " };
+        let sentence = if chinese {
+            cjk(rng, 14) + "。"
+        } else {
+            words(rng, 14) + ". "
+        };
         body.push_str(&sentence);
         if body.len() > 300 && body.len() < 330 {
             body.push_str("\n\n**Why:** ");

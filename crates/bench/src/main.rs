@@ -42,10 +42,17 @@ fn parse_args() -> anyhow::Result<Options> {
             "--sizes" => {
                 options.sizes = value()?
                     .split(',')
-                    .map(|s| s.trim().replace('_', "").parse().with_context(|| format!("--sizes: bad number {s:?}")))
+                    .map(|s| {
+                        s.trim()
+                            .replace('_', "")
+                            .parse()
+                            .with_context(|| format!("--sizes: bad number {s:?}"))
+                    })
                     .collect::<anyhow::Result<_>>()?;
             }
-            other => bail!("unknown argument {other:?} (see the doc comment of crates/bench/src/main.rs)"),
+            other => bail!(
+                "unknown argument {other:?} (see the doc comment of crates/bench/src/main.rs)"
+            ),
         }
     }
     Ok(options)
@@ -76,7 +83,8 @@ fn main() -> anyhow::Result<()> {
     } else {
         report += "\n## frontmatter-wild corpus\n\nThe corpus was absent in this run.\n";
     }
-    std::fs::write(&options.out, &report).with_context(|| format!("cannot write {}", options.out.display()))?;
+    std::fs::write(&options.out, &report)
+        .with_context(|| format!("cannot write {}", options.out.display()))?;
     eprintln!("wrote {}", options.out.display());
     print!("{report}");
     Ok(())

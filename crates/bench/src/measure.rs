@@ -42,7 +42,11 @@ fn find_program(name: &str) -> Option<PathBuf> {
 
 pub fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
-    if s < 1.0 { format!("{:.1} ms", s * 1000.0) } else { format!("{s:.2} s") }
+    if s < 1.0 {
+        format!("{:.1} ms", s * 1000.0)
+    } else {
+        format!("{s:.2} s")
+    }
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -53,7 +57,10 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 impl Bench {
     pub fn new(memctl: &Path) -> anyhow::Result<Bench> {
         if !memctl.is_file() {
-            bail!("{} does not exist: build it with `cargo build --release -p memctl`", memctl.display());
+            bail!(
+                "{} does not exist: build it with `cargo build --release -p memctl`",
+                memctl.display()
+            );
         }
         Ok(Bench {
             memctl: std::fs::canonicalize(memctl)?,
@@ -78,7 +85,10 @@ impl Bench {
             .arg(store)
             .args(args)
             .env("MEMCTL_CACHE_DIR", self.cache())
-            .env("MEMCTL_GLOBAL_DIR", self.work.path().join("no-global-store"))
+            .env(
+                "MEMCTL_GLOBAL_DIR",
+                self.work.path().join("no-global-store"),
+            )
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -88,7 +98,9 @@ impl Bench {
 
     fn time_once(&self, mut command: Command) -> anyhow::Result<Duration> {
         let start = Instant::now();
-        let status = command.status().context("cannot start the benchmarked command")?;
+        let status = command
+            .status()
+            .context("cannot start the benchmarked command")?;
         let elapsed = start.elapsed();
         // Search exits 1 when it finds nothing; anything else is a failure.
         if !matches!(status.code(), Some(0 | 1)) {
@@ -106,7 +118,12 @@ impl Bench {
     }
 
     /// Like [`Bench::median`], deleting the index before each run.
-    pub fn median_fresh_index(&self, runs: usize, store: &Path, args: &[&str]) -> anyhow::Result<Duration> {
+    pub fn median_fresh_index(
+        &self,
+        runs: usize,
+        store: &Path,
+        args: &[&str],
+    ) -> anyhow::Result<Duration> {
         let mut samples = Vec::new();
         for _ in 0..runs {
             let _ = std::fs::remove_dir_all(self.cache());
@@ -117,16 +134,25 @@ impl Bench {
 
     /// Peak resident memory of one run, through GNU time when it is installed.
     fn peak_rss_kib(&self, store: &Path, args: &[&str]) -> anyhow::Result<Option<u64>> {
-        let Some(time) = &self.gnu_time else { return Ok(None) };
+        let Some(time) = &self.gnu_time else {
+            return Ok(None);
+        };
         let inner = self.command(store, args);
         let mut command = Command::new(time);
-        command.arg("-f").arg("%M").arg(inner.get_program()).args(inner.get_args());
+        command
+            .arg("-f")
+            .arg("%M")
+            .arg(inner.get_program())
+            .args(inner.get_args());
         for (key, value) in inner.get_envs() {
             if let Some(value) = value {
                 command.env(key, value);
             }
         }
-        let output = command.stdin(Stdio::null()).stdout(Stdio::null()).output()?;
+        let output = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .output()?;
         let text = String::from_utf8_lossy(&output.stderr);
         Ok(text.lines().last().and_then(|l| l.trim().parse().ok()))
     }
@@ -136,7 +162,10 @@ impl Bench {
         let samples = (0..5)
             .map(|_| {
                 let mut command = Command::new(rg);
-                command.args(["-l", "-i", generate::MARKER]).arg(store).stdout(Stdio::null());
+                command
+                    .args(["-l", "-i", generate::MARKER])
+                    .arg(store)
+                    .stdout(Stdio::null());
                 self.time_once(command)
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -194,10 +223,14 @@ impl Bench {
     }
 
     fn hits(&self, store: &Path) -> anyhow::Result<usize> {
-        let mut command = self.command(store, &["search", "--json", "--limit", "100000", generate::MARKER]);
+        let mut command = self.command(
+            store,
+            &["search", "--json", "--limit", "100000", generate::MARKER],
+        );
         command.stdout(Stdio::piped());
         let output = command.output()?;
-        let hits: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        let hits: Vec<serde_json::Value> =
+            serde_json::from_slice(&output.stdout).unwrap_or_default();
         Ok(hits.len())
     }
 
@@ -212,7 +245,11 @@ impl Bench {
         let _ = std::fs::remove_dir_all(self.cache());
         let reindex_rss_kib = self.peak_rss_kib(&store, &["reindex"])?;
         eprintln!("floor");
-        let floor = median((0..3).map(|_| self.fts_floor(&store)).collect::<anyhow::Result<Vec<_>>>()?);
+        let floor = median(
+            (0..3)
+                .map(|_| self.fts_floor(&store))
+                .collect::<anyhow::Result<Vec<_>>>()?,
+        );
 
         eprintln!("list");
         let list = self.median(3, &store, &["list"])?;
@@ -232,13 +269,34 @@ impl Bench {
         eprintln!("remember");
         let mut samples = Vec::new();
         for k in 0..5 {
-            let body = format!("Benchmark record number {k}, written while the store holds {n} records.");
+            let body =
+                format!("Benchmark record number {k}, written while the store holds {n} records.");
             let name = format!("bench-{k}");
-            let args = ["remember", "--yes", "--name", &name, "--type", "project", "--description", &body, &body];
+            let args = [
+                "remember",
+                "--yes",
+                "--name",
+                &name,
+                "--type",
+                "project",
+                "--description",
+                &body,
+                &body,
+            ];
             samples.push(self.time_once(self.command(&store, &args))?);
         }
         let remember = median(samples);
-        let args = ["remember", "--yes", "--name", "bench-rss", "--type", "project", "--description", "rss probe", "rss probe body"];
+        let args = [
+            "remember",
+            "--yes",
+            "--name",
+            "bench-rss",
+            "--type",
+            "project",
+            "--description",
+            "rss probe",
+            "rss probe body",
+        ];
         let remember_rss_kib = self.peak_rss_kib(&store, &args)?;
 
         let _ = std::fs::remove_dir_all(&store);
@@ -259,7 +317,9 @@ impl Bench {
 }
 
 fn rss(kib: Option<u64>) -> String {
-    kib.map_or("n/a (no /usr/bin/time)".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+    kib.map_or("n/a (no /usr/bin/time)".to_string(), |k| {
+        format!("{:.1} MiB", k as f64 / 1024.0)
+    })
 }
 
 fn ratio(a: Duration, b: Duration) -> String {
@@ -269,17 +329,33 @@ fn ratio(a: Duration, b: Duration) -> String {
 pub fn size_tables(rows: &[SizeRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## Writing and listing (issue 2)\n");
-    let _ = writeln!(out, "| records | `remember` (one record, index updated) | `remember` peak RSS | `list` |\n|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| records | `remember` (one record, index updated) | `remember` peak RSS | `list` |\n|---|---|---|---|"
+    );
     for r in rows {
-        let _ = writeln!(out, "| {} | {} | {} | {} |", r.records, secs(r.remember), rss(r.remember_rss_kib), secs(r.list));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            r.records,
+            secs(r.remember),
+            rss(r.remember_rss_kib),
+            secs(r.list)
+        );
     }
-    let _ = writeln!(out, "\n## Full reindex against a bare FTS5 floor (issue 3; target: within 1.5x)\n");
+    let _ = writeln!(
+        out,
+        "\n## Full reindex against a bare FTS5 floor (issue 3; target: within 1.5x)\n"
+    );
     let _ = writeln!(
         out,
         "The floor reads the same files and inserts them straight into a bare FTS5 table with the same tokenizer, \
          in one transaction, inside the benchmark process (no process start).\n"
     );
-    let _ = writeln!(out, "| records | `reindex` | records/s | floor | floor records/s | reindex / floor | `reindex` peak RSS |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| records | `reindex` | records/s | floor | floor records/s | reindex / floor | `reindex` peak RSS |\n|---|---|---|---|---|---|---|"
+    );
     for r in rows {
         let per_second = |d: Duration| format!("{:.0}", r.records as f64 / d.as_secs_f64());
         let _ = writeln!(
@@ -301,7 +377,10 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
          Targets: faster than ripgrep at 10,000 records without a watcher; at 100,000 records at least 20x faster than ripgrep with a watcher.\n",
         marker = generate::MARKER
     );
-    let _ = writeln!(out, "| records | hits | no watcher (store compared first) | live watcher | `rg -l -i` | rg / no watcher | rg / watcher |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| records | hits | no watcher (store compared first) | live watcher | `rg -l -i` | rg / no watcher | rg / watcher |\n|---|---|---|---|---|---|---|"
+    );
     for r in rows {
         let rg = r.ripgrep.map_or("n/a".to_string(), secs);
         let (rg_cold, rg_watched) = match r.ripgrep {
@@ -326,14 +405,36 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
 pub fn machine_description() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".to_string());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let memory = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|t| t.lines().next().map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<u64>().unwrap_or(0)))
-        .map_or("?".to_string(), |kib| format!("{:.0} GiB", kib as f64 / 1024.0 / 1024.0));
+        .and_then(|t| {
+            t.lines().next().map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse::<u64>()
+                    .unwrap_or(0)
+            })
+        })
+        .map_or("?".to_string(), |kib| {
+            format!("{:.0} GiB", kib as f64 / 1024.0 / 1024.0)
+        });
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let date = Command::new("date").arg("-u").arg("+%Y-%m-%d %H:%M UTC").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
-    format!("Machine: {cpu}, {cores} cores, {memory} memory, Linux {}; run on {date}.", kernel.trim())
+    let date = Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%d %H:%M UTC")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    format!(
+        "Machine: {cpu}, {cores} cores, {memory} memory, Linux {}; run on {date}.",
+        kernel.trim()
+    )
 }
