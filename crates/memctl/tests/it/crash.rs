@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 
@@ -76,6 +76,10 @@ fn tombstoned_ids(store_root: &Path) -> Vec<String> {
 fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record() {
     let mut env = TestEnv::new();
     env.set_var("MEMCTL_LOCK_TIMEOUT_MS", "60000");
+    // How long one uninterrupted write takes here sets the range of the kill
+    // delays, so that kills land all through a run, the write phase included,
+    // on a fast machine and a slow one (nothing is asserted about time).
+    let started = Instant::now();
     for i in 0..STABLE {
         env.remember(
             &format!("keep-{i}"),
@@ -90,11 +94,16 @@ fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record()
         "Churn version start",
         "Churn body start.",
     );
+    let one_write = started.elapsed() / (STABLE as u32 + 1);
+    let max_delay_us = u64::try_from((one_write * 5 / 4).as_micros())
+        .unwrap_or(u64::MAX)
+        .max(1_000);
     let store = mdstore::Store::open(&env.store()).expect("the store");
     let mut rng = fastrand::Rng::with_seed(SEED);
     let mut kills_mid_run = 0;
     let mut temp_seen = 0;
     let mut completed = 0;
+    let mut target_changed = 0;
 
     for i in 0..ITERATIONS {
         let before = record_bytes(&env);
@@ -161,7 +170,7 @@ fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record()
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let mut child = cmd.spawn().expect("memctl starts");
-        thread::sleep(Duration::from_micros(rng.u64(0..30_000)));
+        thread::sleep(Duration::from_micros(rng.u64(0..max_delay_us)));
         match child.try_wait().expect("the child's state") {
             Some(status) => {
                 assert!(
@@ -252,6 +261,9 @@ fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record()
                 }
             }
         }
+        if before.get(&target) != after.get(&target) {
+            target_changed += 1;
+        }
         let catalog = env.read_store_file("MEMORY.md");
         let paths: Vec<PathBuf> = after.keys().cloned().collect();
         assert!(
@@ -263,8 +275,8 @@ fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record()
         }
     }
     println!(
-        "crash test: seed {SEED:#x}, {ITERATIONS} runs, {kills_mid_run} killed mid-run, {completed} completed, \
-         {temp_seen} left temporary files"
+        "crash test: seed {SEED:#x}, {ITERATIONS} runs, kills within {max_delay_us} µs: {kills_mid_run} killed mid-run, \
+         {completed} completed, {target_changed} changed their record, {temp_seen} times temporary files were left"
     );
     for i in 0..STABLE {
         assert!(
