@@ -20,6 +20,18 @@ pub fn fake_aws_key() -> String {
     format!("AKIA{}", "Q7RZ2M4KX9T3B6WN")
 }
 
+/// The record `remember_pytest` makes, as saved long ago: an update's diff
+/// then always shows `updated` changing, whatever second the test runs in.
+fn pytest_saved_last_year(env: &TestEnv) {
+    env.write_store_file(
+        "prefer-pytest.md",
+        &format!(
+            "---\nname: prefer-pytest\ndescription: {DESCRIPTION}\ntype: feedback\ncreated: 2025-01-02T03:04:05Z\n\
+             updated: 2025-01-02T03:04:05Z\nrevision: 1\nsource: user\n---\n{BODY}\n"
+        ),
+    );
+}
+
 fn remember_pytest(env: &TestEnv) {
     env.remember("prefer-pytest", "feedback", DESCRIPTION, BODY);
 }
@@ -88,7 +100,7 @@ fn body_from_standard_input() {
 #[test]
 fn update_shows_a_diff_and_bumps_the_revision() {
     let env = TestEnv::new();
-    remember_pytest(&env);
+    pytest_saved_last_year(&env);
     let created_line = env
         .read_store_file("prefer-pytest.md")
         .lines()
@@ -668,7 +680,7 @@ fn without_a_terminal_and_without_yes_nothing_is_written() {
 #[test]
 fn dry_run_shows_the_plan_and_writes_nothing() {
     let env = TestEnv::new();
-    remember_pytest(&env);
+    pytest_saved_last_year(&env);
     let before = env.store_bytes();
     let add = env.run(&[
         "remember",
