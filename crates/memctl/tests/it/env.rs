@@ -190,6 +190,42 @@ impl TestEnv {
         Run::from_output(command_line(args), &output)
     }
 
+    /// Runs `memctl ARGS…` on a pseudo-terminal (through util-linux `script`)
+    /// and types `keys` into it; `None` when `script` is not installed.
+    /// Both streams arrive as one, in `stdout`, with terminal escapes and
+    /// carriage returns removed.
+    pub fn run_in_terminal(&self, args: &[&str], keys: &str) -> Option<Run> {
+        if std::process::Command::new("script")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            return None;
+        }
+        let inner = self.std_command();
+        let mut line = shell_quote(&inner.get_program().to_string_lossy());
+        for arg in args {
+            line.push(' ');
+            line.push_str(&shell_quote(arg));
+        }
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"]).env_clear();
+        for (name, value) in inner.get_envs() {
+            if let Some(value) = value {
+                cmd.env(name, value);
+            }
+        }
+        // A terminal that understands nothing, so that prompts draw plainly.
+        cmd.env("TERM", "dumb").current_dir(&self.work);
+        let mut cmd = Command::from_std(cmd);
+        cmd.write_stdin(keys.to_string());
+        let output = cmd.output().expect("script runs");
+        let escapes = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\r").expect("a pattern");
+        let mut run = Run::from_output(command_line(args), &output);
+        run.stdout = escapes.replace_all(&run.stdout, "").into_owned();
+        Some(run)
+    }
+
     /// `memctl remember --yes` of a new user record, asserted to succeed.
     pub fn remember(&self, name: &str, record_type: &str, description: &str, body: &str) -> Run {
         let run = self.run(&[
@@ -326,4 +362,9 @@ fn command_line(args: &[&str]) -> String {
         }
     }
     line
+}
+
+/// `text` as one word for `sh`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }

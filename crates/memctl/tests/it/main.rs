@@ -31,6 +31,7 @@ mod env;
 mod forget;
 mod from_json;
 mod init;
+mod interactive;
 mod names;
 mod read;
 mod regressions;
