@@ -108,6 +108,11 @@ pub fn status(global: &GlobalArgs, _ui: &Ui) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
+/// `1 file`, `2 files`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
     let view = StoreView::load(store);
     let catalog = catalog::render(&view.summaries, catalog::Budget::default());
@@ -120,8 +125,8 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
             String::new()
         } else {
             format!(
-                " ({} files skipped; see `memctl check`)",
-                view.skipped.len()
+                " ({} skipped; see `memctl check`)",
+                count(view.skipped.len(), "file", "files")
             )
         },
         catalog.lines,
@@ -130,7 +135,7 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
         catalog.budget.max_bytes,
         catalog.budget_share().min(1.0) * 100.0,
         if catalog.omitted > 0 {
-            format!("; {} records left out", catalog.omitted)
+            format!("; {} left out", count(catalog.omitted, "record", "records"))
         } else {
             String::new()
         },

@@ -244,3 +244,35 @@ fn edit_wrote_updated_with_nanoseconds() {
         regex::Regex::new(r"^updated: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$").expect("a pattern");
     assert!(whole_seconds.is_match(updated), "{updated}");
 }
+
+/// `status` said "1 files skipped".
+#[test]
+fn status_said_1_files_skipped() {
+    let env = TestEnv::new();
+    for i in 0..200 {
+        env.write_record(
+            &format!("r{i:03}"),
+            "project",
+            &format!("Fact {i}"),
+            "Body.",
+        );
+    }
+    fs::write(
+        env.store().join("latin1.md"),
+        b"---\ndescription: caf\xe9\n---\n",
+    )
+    .expect("file");
+    let run = env.run(&["status"]);
+    run.assert_success();
+    assert!(
+        run.stdout
+            .contains("  records: 200 (1 file skipped; see `memctl check`)\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("; 2 records left out\n"),
+        "{}",
+        run.stdout
+    );
+}
