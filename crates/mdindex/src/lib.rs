@@ -21,6 +21,7 @@ assert!(outcome.rebuilt.is_some()); // the first use builds the index
 mod check;
 mod db;
 mod error;
+pub mod eval;
 mod liveness;
 mod location;
 pub mod query;

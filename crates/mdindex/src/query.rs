@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use mdstore::RecordType;
 
 use crate::stopwords;
-use crate::text::{self, Segment};
+use crate::text::{self, Segment, Stemming};
 
 /// Which store(s) a search covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -171,6 +171,12 @@ impl Query {
     /// The FTS5 MATCH expression selecting the rows that may be returned, or
     /// `None` when the query has no text (filters only: every row matches).
     pub fn fts_match(&self) -> Option<String> {
+        self.fts_match_with(Stemming::English)
+    }
+
+    /// [`Query::fts_match`] for an index prepared with `stemming`.
+    pub(crate) fn fts_match_with(&self, stemming: Stemming) -> Option<String> {
+        let render = |term| render(term, stemming);
         let must: Vec<String> = self.must.iter().map(render).collect();
         let should: Vec<String> = self.should.iter().map(render).collect();
         match (must.as_slice(), should.is_empty()) {
@@ -189,7 +195,11 @@ impl Query {
 
     /// The FTS5 MATCH expression of rows to exclude (`-term`), if any.
     pub fn fts_exclude(&self) -> Option<String> {
-        let exclude: Vec<String> = self.exclude.iter().map(render).collect();
+        let exclude: Vec<String> = self
+            .exclude
+            .iter()
+            .map(|term| render(term, Stemming::English))
+            .collect();
         (!exclude.is_empty()).then(|| exclude.join(" OR "))
     }
 
@@ -310,7 +320,7 @@ fn is_stop(term: &Term) -> bool {
 
 /// One term as an FTS5 expression: a quoted string of index terms, with `*`
 /// for a prefix.
-fn render(term: &Term) -> String {
+fn render(term: &Term, stemming: Stemming) -> String {
     let mut tokens = String::new();
     let last = term.units.len().saturating_sub(1);
     let mut unstemmed_last = None;
@@ -323,12 +333,12 @@ fn render(term: &Term) -> String {
                 if i == last && term.prefix {
                     let before = tokens.len();
                     tokens.push_str(word);
-                    let stemmed = text::stem(word);
+                    let stemmed = text::stem_with(word, stemming);
                     if stemmed != *word {
                         unstemmed_last = Some((before, stemmed));
                     }
                 } else {
-                    tokens.push_str(&text::stem(word));
+                    tokens.push_str(&text::stem_with(word, stemming));
                 }
             }
             Unit::Cjk(run) => {
