@@ -91,11 +91,60 @@ pub struct WriteOptions {
 /// Why a candidate is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    Secret(Vec<SecretFinding>),
-    Temporary(Vec<TemporaryFinding>),
+    Secret(Vec<Placed<SecretFinding>>),
+    Temporary(Vec<Placed<TemporaryFinding>>),
     Tombstone(Tombstone),
     LowerTrust { existing: Source, proposed: Source },
     RevisionMismatch { expected: u64, actual: Option<u64> },
+}
+
+/// Where in a candidate a guard found something: the line a person should
+/// look at, counted within the part it is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Name,
+    Description,
+    Tags,
+    /// A 1-based line of the body.
+    Body(usize),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Name => f.write_str("in the name"),
+            Place::Description => f.write_str("in the description"),
+            Place::Tags => f.write_str("in a tag"),
+            Place::Body(line) => write!(f, "on line {line}"),
+        }
+    }
+}
+
+/// A guard's finding and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed<T> {
+    pub finding: T,
+    pub place: Place,
+}
+
+/// Runs `guard` over each part of a candidate separately, so that a finding
+/// is placed where it is (a description is not "line 2").
+fn guard_parts<T>(
+    parts: [(Place, &str); 4],
+    guard: impl Fn(&str) -> Vec<T>,
+    line_of: impl Fn(&T) -> usize,
+) -> Vec<Placed<T>> {
+    let mut placed = Vec::new();
+    for (place, text) in parts {
+        for finding in guard(text) {
+            let place = match place {
+                Place::Body(_) => Place::Body(line_of(&finding)),
+                other => other,
+            };
+            placed.push(Placed { finding, place });
+        }
+    }
+    placed
 }
 
 /// What a write will do.
@@ -228,24 +277,28 @@ pub fn plan(
         return Err(PlanError::Missing("body (text, or - for standard input)"));
     }
 
-    let guarded = format!(
-        "{}\n{description}\n{}\n{body}",
-        candidate.name,
-        candidate.tags.join(" ")
-    );
-    let found = secrets::find_secrets(&guarded);
+    let tags = candidate.tags.join("\n");
+    let parts = [
+        (Place::Name, candidate.name.as_str()),
+        (Place::Description, description.as_str()),
+        (Place::Tags, tags.as_str()),
+        (Place::Body(0), body.as_str()),
+    ];
+    let found = guard_parts(parts, secrets::find_secrets, |f| f.line);
     if !found.is_empty() {
-        // Lines are reported in the body, where people look for them.
-        let found = found
-            .into_iter()
-            .map(|f| SecretFinding {
-                line: f.line.saturating_sub(3).max(1),
-                ..f
-            })
-            .collect();
         return Ok(refused(Refusal::Secret(found), old_text, warnings));
     }
-    let temporary_found = temporary::find_temporary(&format!("{description}\n{body}"));
+    let [_, description_part, _, body_part] = parts;
+    let temporary_found = guard_parts(
+        [
+            (Place::Name, ""),
+            description_part,
+            (Place::Tags, ""),
+            body_part,
+        ],
+        temporary::find_temporary,
+        |f| f.line,
+    );
     if !temporary_found.is_empty() {
         if options.refuse_temporary {
             return Ok(refused(
@@ -254,10 +307,10 @@ pub fn plan(
                 warnings,
             ));
         }
-        for finding in &temporary_found {
+        for found in &temporary_found {
             warnings.push(format!(
-                "{:?} marks this as temporary; memory is for what stays true",
-                finding.phrase
+                "{:?} {} marks this as temporary; memory is for what stays true",
+                found.finding.phrase, found.place
             ));
         }
     }

@@ -340,7 +340,7 @@ fn refused(refusal: &Refusal, id: &str) -> Outcome {
                 "{id} looks like it holds a secret ({}); memory is not a place for secrets",
                 found
                     .iter()
-                    .map(|f| format!("rule {} on line {}", f.rule, f.line))
+                    .map(|f| format!("rule {} {}", f.finding.rule, f.place))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -352,7 +352,7 @@ fn refused(refusal: &Refusal, id: &str) -> Outcome {
                 "{id} reads as temporary ({}); memory is for what stays true",
                 found
                     .iter()
-                    .map(|f| format!("{:?} on line {}", f.phrase, f.line))
+                    .map(|f| format!("{:?} {}", f.finding.phrase, f.place))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -97,7 +97,7 @@ fn temporary_text_warns_on_a_terminal_and_may_be_saved() {
     run.assert_success();
     assert!(
         run.stdout
-            .contains("warning: \"for now\" marks this as temporary"),
+            .contains("warning: \"for now\" on line 1 marks this as temporary"),
         "{}",
         run.render()
     );

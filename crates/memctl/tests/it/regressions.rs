@@ -276,3 +276,69 @@ fn status_said_1_files_skipped() {
         run.stdout
     );
 }
+
+/// The guards named the wrong place: temporary text on the body's first line
+/// was "on line 2" (the description counted as line 1), and a secret in the
+/// description or a tag was "on line 1" of a body that held none.
+#[test]
+fn guards_named_the_wrong_line() {
+    let env = TestEnv::new();
+    let temporary = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "dev-port",
+        "--type",
+        "project",
+        "--description",
+        "Dev port",
+        "For now use port 8080.\nSecond line.",
+    ]);
+    temporary.assert_code(2);
+    assert!(
+        temporary.stderr.contains("(\"for now\" on line 1)"),
+        "{}",
+        temporary.render()
+    );
+
+    let key = crate::remember::fake_aws_key();
+    let in_description = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "aws",
+        "--type",
+        "reference",
+        "--description",
+        &format!("Key {key}"),
+        "Where the deploy key lives.",
+    ]);
+    in_description.assert_code(2);
+    assert!(
+        in_description
+            .stderr
+            .contains("(rule aws-access-key-id in the description)"),
+        "{}",
+        in_description.render()
+    );
+    let in_tag = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "aws",
+        "--type",
+        "reference",
+        "--description",
+        "The deploy key",
+        "--tag",
+        &key,
+        "Where the deploy key lives.",
+    ]);
+    in_tag.assert_code(2);
+    assert!(
+        in_tag.stderr.contains("(rule aws-access-key-id in a tag)"),
+        "{}",
+        in_tag.render()
+    );
+    assert!(!in_tag.all_output().contains(&key));
+}
