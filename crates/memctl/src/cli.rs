@@ -21,8 +21,8 @@ pub struct Cli {
 /// Options that may stand before or after the subcommand.
 #[derive(Debug, Args, Clone)]
 pub struct GlobalArgs {
-    /// The workspace store folder (default: the nearest `.memory/` above the current folder)
-    #[arg(long, global = true, env = "MEMCTL_STORE", value_name = "DIR")]
+    /// The workspace store folder (else $MEMCTL_STORE, else the nearest `.memory/` above the current folder)
+    #[arg(long, global = true, value_name = "DIR")]
     pub store: Option<PathBuf>,
     /// Act on the global store instead of the workspace store
     #[arg(long, global = true)]

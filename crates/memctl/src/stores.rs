@@ -68,11 +68,35 @@ fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
-/// The workspace store folder if one is named or found; it may not exist
-/// when named with `--store`.
-pub fn workspace_dir(args: &GlobalArgs) -> anyhow::Result<Option<PathBuf>> {
+/// The workspace store folder named by `--store`, else by `MEMCTL_STORE`
+/// (empty counts as unset, as for every other variable here), with how it
+/// was named, for messages.
+pub fn named_workspace_dir(args: &GlobalArgs) -> Option<(PathBuf, String)> {
     if let Some(dir) = &args.store {
-        return Ok(Some(dir.clone()));
+        return Some((dir.clone(), format!("--store {}", dir.display())));
+    }
+    let dir = PathBuf::from(non_empty_env("MEMCTL_STORE")?);
+    let named = format!("MEMCTL_STORE={}", dir.display());
+    Some((dir, named))
+}
+
+/// The error for a named workspace store folder that does not exist.
+fn no_such_store(args: &GlobalArgs, dir: &Path) -> anyhow::Error {
+    let named =
+        named_workspace_dir(args).map_or_else(|| dir.display().to_string(), |(_, named)| named);
+    Failure::bad_input(format!("{named}: no such folder"))
+        .with_hint(format!(
+            "create it with `memctl init --store {}`",
+            dir.display()
+        ))
+        .into()
+}
+
+/// The workspace store folder if one is named or found; it may not exist
+/// when named with `--store` or `MEMCTL_STORE`.
+pub fn workspace_dir(args: &GlobalArgs) -> anyhow::Result<Option<PathBuf>> {
+    if let Some((dir, _)) = named_workspace_dir(args) {
+        return Ok(Some(dir));
     }
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     Ok(cwd
@@ -89,11 +113,7 @@ pub fn read_stores(args: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
         && let Some(dir) = workspace_dir(args)?
     {
         if !dir.is_dir() {
-            return Err(
-                Failure::bad_input(format!("--store {}: no such folder", dir.display()))
-                    .with_hint("create it with `memctl init --store DIR`")
-                    .into(),
-            );
+            return Err(no_such_store(args, &dir));
         }
         stores.push(open(Scope::Workspace, &dir)?);
     }
@@ -133,14 +153,7 @@ pub fn write_target(args: &GlobalArgs, scope: Scope) -> anyhow::Result<WriteTarg
         if dir.is_dir() {
             return Ok(WriteTarget::Existing(open(scope, &dir)?));
         }
-        return Err(
-            Failure::bad_input(format!("--store {}: no such folder", dir.display()))
-                .with_hint(format!(
-                    "create it with `memctl init --store {}`",
-                    dir.display()
-                ))
-                .into(),
-        );
+        return Err(no_such_store(args, &dir));
     }
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let Some(git_root) = cwd.ancestors().find(|a| a.join(".git").exists()) else {

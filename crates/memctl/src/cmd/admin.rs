@@ -15,8 +15,8 @@ use crate::ui::{self, Style, Ui};
 pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
     let dir = if global.global {
         stores::global_dir()?
-    } else if let Some(dir) = &global.store {
-        dir.clone()
+    } else if let Some((dir, _)) = stores::named_workspace_dir(global) {
+        dir
     } else {
         std::env::current_dir()
             .context("cannot read the current folder")?

@@ -342,3 +342,38 @@ fn guards_named_the_wrong_line() {
     );
     assert!(!in_tag.all_output().contains(&key));
 }
+
+/// An empty `MEMCTL_STORE` (the usual way to unset it for one command) was an
+/// error about `--store`, an option nobody had typed; a missing folder named
+/// by the variable was blamed on `--store` too.
+#[test]
+fn an_empty_memctl_store_was_an_error_about_the_store_option() {
+    let env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let mut cmd = env.command();
+    cmd.env("MEMCTL_STORE", "");
+    let run = env.run_with(cmd, &["list", "--json"]);
+    run.assert_success();
+    assert!(run.stdout.contains("\"a\""), "{}", run.render());
+
+    let missing = env.root().join("no-such-store");
+    let mut cmd = env.command();
+    cmd.env("MEMCTL_STORE", &missing);
+    let run = env.run_with(cmd, &["list"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains(&format!(
+            "MEMCTL_STORE={}: no such folder",
+            missing.display()
+        )),
+        "{}",
+        run.render()
+    );
+    let mut cmd = env.command();
+    cmd.env("MEMCTL_STORE", &missing);
+    env.run_with(cmd, &["init"]).assert_success();
+    assert!(
+        missing.join("MEMORY.md").is_file(),
+        "init creates the store MEMCTL_STORE names"
+    );
+}
