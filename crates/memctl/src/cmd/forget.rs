@@ -19,6 +19,19 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     } else {
         Scope::Workspace
     };
+    // The reason is kept in a tombstone that teams commit: no place for a secret.
+    if let Some(reason) = &args.reason {
+        let found = mdstore::guard::secrets::find_secrets(reason);
+        if !found.is_empty() {
+            let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
+            return Err(Failure::bad_input(format!(
+                "--reason looks like it holds a secret (rule {}); it would be kept in the tombstone",
+                rules.join(", rule ")
+            ))
+            .with_hint("say why without the secret; nothing was forgotten")
+            .into());
+        }
+    }
     let scoped = match stores::write_target(global, scope)? {
         WriteTarget::Existing(scoped) => scoped,
         // Nothing to forget, and no reason to create a store to say so.

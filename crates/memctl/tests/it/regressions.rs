@@ -377,3 +377,24 @@ fn an_empty_memctl_store_was_an_error_about_the_store_option() {
         "init creates the store MEMCTL_STORE names"
     );
 }
+
+/// `forget --reason` wrote whatever it was given into the tombstone, which
+/// teams commit: a secret pasted into the reason was kept in git.
+#[test]
+fn a_secret_in_the_reason_of_forget_was_kept_in_the_tombstone() {
+    let env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let before = env.store_bytes();
+    let token = crate::remember::fake_github_token();
+    let run = env.run(&[
+        "forget",
+        "--yes",
+        "--reason",
+        &format!("leaked {token}"),
+        "a",
+    ]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("rule github-token"), "{}", run.render());
+    assert!(!run.all_output().contains(&token), "{}", run.render());
+    assert_eq!(env.store_bytes(), before, "nothing is forgotten");
+}
