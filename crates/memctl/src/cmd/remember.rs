@@ -31,8 +31,10 @@ enum Outcome {
     Saved {
         revision: u64,
     },
+    /// The content is stored as `existing`, in the file at `rel_path`.
     Noop {
         existing: String,
+        rel_path: PathBuf,
     },
     Refused {
         exit: Exit,
@@ -163,9 +165,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
                 item.outcome = Some(refused(refusal, &plan.id));
             }
             if let Operation::Noop { existing } = &plan.operation {
-                item.outcome = Some(Outcome::Noop {
-                    existing: existing.clone(),
-                });
+                item.outcome = Some(noop(&scoped.store, existing, &plan.rel_path));
             }
             item.plan = Some(plan);
         }
@@ -256,6 +256,18 @@ fn refuse_repeated_ids(items: &[Item]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A NOOP, pointing at the file that already holds the content (another
+/// record's, when it is stored under another id).
+fn noop(store: &Store, existing: &str, own_rel_path: &Path) -> Outcome {
+    let rel_path = store
+        .find(existing)
+        .map_or_else(|| own_rel_path.to_path_buf(), |entry| entry.rel_path);
+    Outcome::Noop {
+        existing: existing.to_string(),
+        rel_path,
+    }
+}
+
 fn set_pending(items: &mut [Item], outcome: Outcome) {
     for item in items.iter_mut().filter(|i| i.outcome.is_none()) {
         item.outcome = Some(outcome.clone());
@@ -302,9 +314,7 @@ fn apply_all(
                 .map_err(|e| Failure::bad_input(e.to_string()))?;
             item.outcome = Some(match &again.operation {
                 Operation::Refused(refusal) => refused(refusal, &again.id),
-                Operation::Noop { existing } => Outcome::Noop {
-                    existing: existing.clone(),
-                },
+                Operation::Noop { existing } => noop(&scoped.store, existing, &again.rel_path),
                 op if Some(op) != shown.map(|p| &p.operation)
                     || again.new_text != shown.and_then(|p| p.new_text.clone()) =>
                 {
@@ -466,7 +476,10 @@ fn report(
                     "name": item.candidate.name,
                     "id": plan.map(|p| p.id.clone()),
                     "scope": item.scope.as_str(),
-                    "path": plan.map(|p| roots[&item.scope].join(&p.rel_path)),
+                    "path": match item.outcome.as_ref() {
+                        Some(Outcome::Noop { rel_path, .. }) => Some(roots[&item.scope].join(rel_path)),
+                        _ => plan.map(|p| roots[&item.scope].join(&p.rel_path)),
+                    },
                     "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
                 });
                 let (status, extra) = match item.outcome.as_ref() {
@@ -474,7 +487,7 @@ fn report(
                         "saved",
                         json!({"revision": revision, "operation": operation_name(plan)}),
                     ),
-                    Some(Outcome::Noop { existing }) => ("noop", json!({"existing": existing})),
+                    Some(Outcome::Noop { existing, .. }) => ("noop", json!({"existing": existing})),
                     Some(Outcome::Refused { message, .. }) => {
                         ("refused", json!({"reason": message}))
                     }

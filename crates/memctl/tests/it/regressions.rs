@@ -398,3 +398,32 @@ fn a_secret_in_the_reason_of_forget_was_kept_in_the_tombstone() {
     assert!(!run.all_output().contains(&token), "{}", run.render());
     assert_eq!(env.store_bytes(), before, "nothing is forgotten");
 }
+
+/// A `--json` NOOP for content stored under another id gave as its `path`
+/// the file of the proposed id, which does not exist, instead of the file
+/// that holds the content.
+#[test]
+fn a_json_noop_pointed_at_a_file_that_does_not_exist() {
+    let env = TestEnv::new();
+    env.write_record(
+        "team/prefer-pytest",
+        "feedback",
+        "Tests use pytest",
+        "New tests use pytest.",
+    );
+    let run = env.run_stdin(
+        &["remember", "--yes", "--json", "--from-json", "-"],
+        r#"[{"name": "pytest-again", "type": "feedback", "description": "Tests use pytest", "body": "New tests use pytest."}]"#,
+    );
+    run.assert_success();
+    let rows: serde_json::Value = serde_json::from_str(&run.stdout).expect("--json");
+    assert_eq!(rows[0]["status"], "noop");
+    assert_eq!(rows[0]["existing"], "team/prefer-pytest");
+    assert_eq!(
+        rows[0]["path"],
+        env.store()
+            .join("team/prefer-pytest.md")
+            .display()
+            .to_string()
+    );
+}
