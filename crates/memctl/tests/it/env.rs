@@ -11,18 +11,6 @@ use std::process::Output;
 use assert_cmd::Command;
 use tempfile::TempDir;
 
-/// The environment variables memctl (or anything it runs) reads, cleared so
-/// that the developer's own setup never leaks into a test.
-const CLEARED_VARS: &[&str] = &[
-    "MEMCTL_STORE",
-    "MEMCTL_LOCK_TIMEOUT_MS",
-    "VISUAL",
-    "EDITOR",
-    "CLICOLOR_FORCE",
-    "CLICOLOR",
-    "TERM",
-];
-
 /// One finished run of the binary.
 #[derive(Clone, Debug)]
 pub struct Run {
@@ -150,6 +138,8 @@ impl TestEnv {
     /// [`TestEnv::command`] as a plain `std` command, for spawning and killing.
     pub fn std_command(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memctl"));
+        // Nothing of the developer's environment leaks in: no MEMCTL_STORE,
+        // MEMCTL_LOCK_TIMEOUT_MS, EDITOR, VISUAL or terminal settings.
         cmd.env_clear();
         cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.canonical_root.join("home"))
@@ -161,9 +151,6 @@ impl TestEnv {
             .env("TMPDIR", self.canonical_root.join("tmp"))
             .env("NO_COLOR", "1")
             .env("LC_ALL", "C.UTF-8");
-        for var in CLEARED_VARS {
-            cmd.env_remove(var);
-        }
         for (name, value) in &self.vars {
             cmd.env(name, value);
         }
