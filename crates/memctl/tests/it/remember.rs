@@ -868,3 +868,38 @@ fn scope_global_and_the_global_flag_write_to_the_global_store() {
     assert_eq!(catalog.lines().count(), 3, "{catalog}");
     assert!(!env.store().join("editor.md").exists());
 }
+
+#[test]
+fn writes_to_other_records_never_touch_a_file_memctl_could_not_fully_parse() {
+    let mut env = TestEnv::new();
+    let broken = env.write_store_file("broken.md", crate::read::BROKEN_YAML);
+    let no_frontmatter = env.write_store_file("notes.md", "# Notes\n\nHand-written.\r\n");
+    let bytes = |path: &std::path::Path| std::fs::read(path).expect("a file");
+    let (broken_before, notes_before) = (bytes(&broken), bytes(&no_frontmatter));
+    remember_pytest(&env);
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "prefer-pytest",
+        "--description",
+        "Pytest only",
+    ])
+    .assert_success();
+    let editor = env.script(
+        "editor",
+        r#"sed -i 's/^description: .*/description: Pytest, always/' "$1""#,
+    );
+    env.set_var("EDITOR", editor.display().to_string());
+    env.run(&["edit", "prefer-pytest"]).assert_success();
+    env.run(&["forget", "--yes", "prefer-pytest"])
+        .assert_success();
+    env.run(&["init"]).assert_success();
+    assert_eq!(bytes(&broken), broken_before);
+    assert_eq!(bytes(&no_frontmatter), notes_before);
+    let catalog = env.read_store_file("MEMORY.md");
+    assert!(
+        catalog.contains("[broken](broken.md)") && catalog.contains("[notes](notes.md) — Notes"),
+        "{catalog}"
+    );
+}
