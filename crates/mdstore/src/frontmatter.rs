@@ -9,6 +9,7 @@ mod block;
 mod body;
 mod fence;
 mod fields;
+mod simple;
 
 use crate::record::{Meta, Problem};
 use block::{Block, render_entry};

@@ -285,15 +285,23 @@ impl Store {
             }
             Err(_) => None,
         };
-        let needs_whole = match header_len {
-            Some(len) => {
-                let header = decode(&bytes[..len]).map_err(skipped)?;
-                let parsed = frontmatter::parse(header);
-                parsed.meta.description.is_none()
+        if let Some(len) = header_len {
+            let header = decode(&bytes[..len]).map_err(skipped)?;
+            let parsed = frontmatter::parse(header);
+            if parsed.meta.description.is_some() {
+                let id = id_from_rel_path(rel_path);
+                let mut meta = parsed.meta;
+                // As in a whole read: the file name wins over `name`.
+                meta.name = Some(id.rsplit('/').next().unwrap_or(&id).to_string());
+                return Ok(Summary {
+                    id,
+                    rel_path: rel_path.to_path_buf(),
+                    meta,
+                });
             }
-            None => true,
-        };
-        if needs_whole && !prefix_is_whole {
+        }
+        // The description must come from the body: read it.
+        if !prefix_is_whole {
             let record = self.read_record(rel_path)?;
             return Ok(Summary {
                 id: record.id,
@@ -301,12 +309,7 @@ impl Store {
                 meta: record.meta,
             });
         }
-        let text_len = if needs_whole {
-            bytes.len()
-        } else {
-            header_len.unwrap_or(bytes.len())
-        };
-        let text = decode(&bytes[..text_len]).map_err(skipped)?;
+        let text = decode(&bytes).map_err(skipped)?;
         let id = id_from_rel_path(rel_path);
         let record = build_record_parts(&id, rel_path, text);
         Ok(Summary {

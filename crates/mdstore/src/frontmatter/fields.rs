@@ -27,6 +27,23 @@ pub(super) fn is_strict(text: &str) -> bool {
 /// Reads `block`, whose text is `text` and whose first line is line
 /// `first_line` (1-based) of the file.
 pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: usize) -> Reading {
+    read_with(text, block, key_lines, first_line, true)
+}
+
+/// [`read`] without the fast path, for checking that the two agree.
+#[cfg(test)]
+pub(super) fn read_with_yaml(text: &str, block: &Block) -> Reading {
+    let (_, key_lines) = Block::split(text);
+    read_with(text, block, &key_lines, 2, false)
+}
+
+fn read_with(
+    text: &str,
+    block: &Block,
+    key_lines: &[usize],
+    first_line: usize,
+    fast: bool,
+) -> Reading {
     let line_of = |key: &str| {
         block
             .entries
@@ -36,7 +53,30 @@ pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: u
             .map(|line| first_line + line)
     };
     let mut reading = Reading::default();
-    let values = match serde_saphyr::from_str::<Option<KnownKeys>>(text) {
+    let simple = if fast {
+        super::simple::read(block, &KNOWN_KEYS)
+    } else {
+        None
+    };
+    let values = match simple {
+        Some(values) => {
+            reading.strict = true;
+            values
+        }
+        None => read_yaml(text, block, key_lines, first_line, &mut reading),
+    };
+    apply_values(values, &line_of, &mut reading);
+    reading
+}
+
+fn read_yaml(
+    text: &str,
+    block: &Block,
+    key_lines: &[usize],
+    first_line: usize,
+    reading: &mut Reading,
+) -> Vec<(&'static str, Value)> {
+    match serde_saphyr::from_str::<Option<KnownKeys>>(text) {
         Ok(known) => {
             reading.strict = true;
             known.unwrap_or_default().into_values()
@@ -65,7 +105,14 @@ pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: u
             ));
             entry_by_entry(block)
         }
-    };
+    }
+}
+
+fn apply_values(
+    values: Vec<(&'static str, Value)>,
+    line_of: &dyn Fn(&str) -> Option<usize>,
+    reading: &mut Reading,
+) {
     let mut nested_type = None;
     for (key, value) in values {
         let line = line_of(key);
@@ -81,7 +128,6 @@ pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: u
     {
         reading.apply("type", value, line);
     }
-    reading
 }
 
 /// The key of the entry that holds a (0-based) line of the block.
@@ -101,7 +147,7 @@ fn yaml_message(error: &serde_saphyr::Error, first_line: usize) -> String {
 
 /// A known key's value as found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Value {
+pub(super) enum Value {
     Text(String),
     List(Vec<String>),
 }
