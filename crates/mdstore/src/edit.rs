@@ -16,7 +16,10 @@ pub fn validate(id: &str, text: &str) -> Vec<Problem> {
         .filter(|p| p.severity == Severity::Error)
         .collect();
     match &parsed.frontmatter {
-        None => problems.push(Problem::error(Some(1), "the frontmatter is missing or never closed")),
+        None => problems.push(Problem::error(
+            Some(1),
+            "the frontmatter is missing or never closed",
+        )),
         Some(fm) if !fm.is_strict() => {
             if !problems.iter().any(|p| p.line.is_some()) {
                 problems.push(Problem::error(None, "the frontmatter is not valid YAML"));
@@ -33,17 +36,29 @@ pub fn validate(id: &str, text: &str) -> Vec<Problem> {
             )),
             _ => {}
         }
-        if parsed.meta.description.as_deref().is_none_or(|d| d.trim().is_empty()) {
+        if parsed
+            .meta
+            .description
+            .as_deref()
+            .is_none_or(|d| d.trim().is_empty())
+        {
             problems.push(Problem::error(None, "`description` is missing"));
         }
-        if parsed.meta.record_type.is_none() && !problems.iter().any(|p| p.message.contains("type")) {
-            problems.push(Problem::error(None, "`type` is missing: user, feedback, project or reference"));
+        if parsed.meta.record_type.is_none() && !problems.iter().any(|p| p.message.contains("type"))
+        {
+            problems.push(Problem::error(
+                None,
+                "`type` is missing: user, feedback, project or reference",
+            ));
         }
     }
     for finding in secrets::find_secrets(text) {
         problems.push(Problem::error(
             Some(finding.line),
-            format!("looks like a secret (rule {}); memory is not a place for secrets", finding.rule),
+            format!(
+                "looks like a secret (rule {}); memory is not a place for secrets",
+                finding.rule
+            ),
         ));
     }
     problems.sort_by_key(|p| p.line);

@@ -160,6 +160,8 @@ impl Record {
     /// Whether the frontmatter parsed as strict YAML. A record that did not is
     /// never rewritten unless the user asks to update it.
     pub fn is_strict(&self) -> bool {
-        self.frontmatter.as_ref().is_some_and(Frontmatter::is_strict)
+        self.frontmatter
+            .as_ref()
+            .is_some_and(Frontmatter::is_strict)
     }
 }

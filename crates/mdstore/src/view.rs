@@ -43,7 +43,9 @@ impl StoreView {
         // On a case-sensitive file system two files can differ only in case;
         // the first (in path order) is the one memctl addresses, and `check`
         // reports the pair.
-        self.by_key.entry(id_key(&summary.id)).or_insert(self.summaries.len());
+        self.by_key
+            .entry(id_key(&summary.id))
+            .or_insert(self.summaries.len());
         self.summaries.push(summary);
     }
 

@@ -148,9 +148,18 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
     }
     let roots = display_roots(&store_of, &missing);
 
-    // Phase 1: classify without the lock and show the plan.
+    // Phase 1: classify and show the plan. A person may take their time to
+    // confirm, so a plan they see is made without the lock and made again
+    // under it; a `--yes` run takes the lock first and plans once, sparing a
+    // second scan of the store.
+    let mut held: BTreeMap<Scope, Held> = BTreeMap::new();
     for scope in store_of.keys().copied().collect::<Vec<_>>() {
         let scoped = &store_of[&scope];
+        let lock = if args.yes && !args.dry_run && !missing.contains_key(&scope) {
+            Some(lock_store(scoped)?)
+        } else {
+            None
+        };
         let view = StoreView::load(&scoped.store);
         for item in items.iter_mut().filter(|i| i.scope == scope) {
             let plan =
@@ -168,6 +177,9 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
                 item.outcome = Some(noop(&scoped.store, existing, &plan.rel_path));
             }
             item.plan = Some(plan);
+        }
+        if let Some(lock) = lock {
+            held.insert(scope, Held { _lock: lock, view });
         }
     }
     if !args.json {
@@ -206,7 +218,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
                     store_of.insert(scope, stores::create(scope, &dir, ui)?);
                 }
             }
-            apply_all(&mut items, &store_of, &options)?;
+            apply_all(&mut items, &store_of, &options, held)?;
         }
     }
     drop(stand_in);
@@ -280,6 +292,7 @@ fn apply_all(
     items: &mut [Item],
     store_of: &BTreeMap<Scope, ScopedStore>,
     options: &WriteOptions,
+    mut held: BTreeMap<Scope, Held>,
 ) -> anyhow::Result<()> {
     for (scope, scoped) in store_of {
         if !items
@@ -288,30 +301,24 @@ fn apply_all(
         {
             continue;
         }
-        let _lock = match StoreLock::acquire(scoped.store.root(), lock::timeout_from_env()) {
-            Ok(lock) => lock,
-            Err(lock::LockError::Timeout(waited)) => {
-                return Err(Failure::new(
-                    Exit::Conflict,
-                    format!(
-                        "another memctl process held the write lock of {} for {waited:?}; nothing was written",
-                        scoped.store.root().display()
-                    ),
-                )
-                .with_hint("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)")
-                .into());
-            }
-            Err(e) => return Err(e).context("cannot take the store's write lock"),
+        // Plans made under a lock still held stand as they are.
+        let (_lock, mut view, planned_under_lock) = match held.remove(scope) {
+            Some(Held { _lock, view }) => (_lock, view, true),
+            None => (lock_store(scoped)?, StoreView::load(&scoped.store), false),
         };
-        let mut view = StoreView::load(&scoped.store);
         let mut written = Vec::new();
         for item in items
             .iter_mut()
             .filter(|i| i.scope == *scope && i.outcome.is_none())
         {
             let shown = item.plan.as_ref();
-            let again = write::plan(&scoped.store, &view, &item.candidate, options)
-                .map_err(|e| Failure::bad_input(e.to_string()))?;
+            // Within a batch an earlier write changes the view, so the first
+            // plan stands only for the first write.
+            let again = match shown {
+                Some(plan) if planned_under_lock && written.is_empty() => plan.clone(),
+                _ => write::plan(&scoped.store, &view, &item.candidate, options)
+                    .map_err(|e| Failure::bad_input(e.to_string()))?,
+            };
             item.outcome = Some(match &again.operation {
                 Operation::Refused(refusal) => refused(refusal, &again.id),
                 Operation::Noop { existing } => noop(&scoped.store, existing, &again.rel_path),
@@ -340,6 +347,29 @@ fn apply_all(
         index_hook::after_write(&scoped.store, &written);
     }
     Ok(())
+}
+
+/// A store's write lock, held from planning to writing, with the view the
+/// plans were made from.
+struct Held {
+    _lock: StoreLock,
+    view: StoreView,
+}
+
+fn lock_store(scoped: &ScopedStore) -> anyhow::Result<StoreLock> {
+    match StoreLock::acquire(scoped.store.root(), lock::timeout_from_env()) {
+        Ok(lock) => Ok(lock),
+        Err(lock::LockError::Timeout(waited)) => Err(Failure::new(
+            Exit::Conflict,
+            format!(
+                "another memctl process held the write lock of {} for {waited:?}; nothing was written",
+                scoped.store.root().display()
+            ),
+        )
+        .with_hint("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)")
+        .into()),
+        Err(e) => Err(e).context("cannot take the store's write lock"),
+    }
 }
 
 fn refused(refusal: &Refusal, id: &str) -> Outcome {
