@@ -22,15 +22,41 @@ pub struct StoreView {
 
 impl StoreView {
     /// Reads the header of every record and every tombstone.
+    ///
+    /// Headers are read on every core: at 100,000 records the scan is what
+    /// a write costs, and opening and parsing files is independent work.
     pub fn load(store: &Store) -> StoreView {
+        let items: Vec<WalkItem> = store.walk().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = items.len().div_ceil(threads).max(256);
+        let read = |items: &[WalkItem]| -> Vec<Result<Summary, Skipped>> {
+            items
+                .iter()
+                .map(|item| match item {
+                    WalkItem::Record(entry) => store.read_summary(&entry.rel_path),
+                    WalkItem::Skipped(skipped) => Err(skipped.clone()),
+                })
+                .collect()
+        };
+        let results: Vec<Result<Summary, Skipped>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = items
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || read(part)))
+                .collect();
+            workers
+                .into_iter()
+                // A worker that panicked would be a bug in parsing, which
+                // is property-tested not to; its headers are then read again
+                // here so that the panic surfaces in this thread.
+                .zip(items.chunks(chunk))
+                .flat_map(|(worker, part)| worker.join().unwrap_or_else(|_| read(part)))
+                .collect()
+        });
         let mut view = StoreView::default();
-        for item in store.walk() {
-            match item {
-                WalkItem::Record(entry) => match store.read_summary(&entry.rel_path) {
-                    Ok(summary) => view.push(summary),
-                    Err(skipped) => view.skipped.push(skipped),
-                },
-                WalkItem::Skipped(skipped) => view.skipped.push(skipped),
+        for result in results {
+            match result {
+                Ok(summary) => view.push(summary),
+                Err(skipped) => view.skipped.push(skipped),
             }
         }
         let (tombstones, problems) = tombstone::load_all(store.root());
