@@ -16,10 +16,19 @@ pub const TEMP_SUFFIX: &str = ".memctl-tmp";
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(dir)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".").suffix(TEMP_SUFFIX);
+    // tempfile makes private (0600) files; a record is an ordinary file of
+    // the project: it keeps the mode it had, or gets the umask's default.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
+    if let Ok(existing) = fs::metadata(path) {
+        temp.as_file().set_permissions(existing.permissions())?;
+    }
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
@@ -77,6 +86,27 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec!["a.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_the_mode_of_the_file_it_replaces_and_is_not_private_when_new() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        write_file(&path, b"new").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_ne!(
+            mode & 0o044,
+            0,
+            "a new file is readable by others unless the umask says no: {mode:o}"
+        );
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_file(&path, b"newer").unwrap();
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
     }
 
     #[test]

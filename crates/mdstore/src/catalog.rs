@@ -127,35 +127,53 @@ fn omission_line(omitted: usize, budget: Budget) -> String {
 }
 
 /// `- [id](path) — description`, flattened and escaped so that no record can
-/// forge a line or a link, cut to `max_chars` with `…`.
+/// forge a line or a link, within `max_chars`: the description is cut with
+/// `…` first; when a long id leaves it too little room, the link text (not
+/// the path, which must stay a working link) is cut too.
 fn entry_line(summary: &Summary, max_chars: usize) -> String {
+    const MIN_DESCRIPTION: usize = 24;
     let path: String = summary
         .rel_path
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/");
-    let head = format!(
-        "- [{}]({}) — ",
-        escape_text(&summary.id),
-        escape_link(&path)
-    );
+    let link = escape_link(&path);
+    let line = |id: &str, description: &str| format!("- [{id}]({link}) — {description}");
+    let id = escape_text(&summary.id);
     let description = escape_text(summary.description());
-    let head_chars = head.chars().count();
-    let description_chars = description.chars().count();
-    if head_chars + description_chars <= max_chars {
-        return head + &description;
+    let whole = line(&id, &description);
+    if chars(&whole) <= max_chars {
+        return whole;
     }
-    let room = max_chars.saturating_sub(head_chars + 1);
-    let mut cut: String = description.chars().take(room).collect();
-    // Never end on a dangling escape, which would escape the ellipsis.
-    if cut.ends_with('\\') && !cut.ends_with("\\\\") {
-        cut.pop();
+    let fixed = chars(&line("", ""));
+    let id = if fixed + chars(&id) + MIN_DESCRIPTION <= max_chars {
+        id
+    } else {
+        cut(
+            &id,
+            max_chars.saturating_sub(fixed + MIN_DESCRIPTION).max(2),
+        )
+    };
+    let room = max_chars.saturating_sub(fixed + chars(&id));
+    line(&id, &cut(&description, room.max(2)))
+}
+
+fn chars(text: &str) -> usize {
+    text.chars().count()
+}
+
+/// `text` in at most `max` characters, ending in `…` when cut; never ends
+/// on a lone escaping backslash, which would escape the ellipsis.
+fn cut(text: &str, max: usize) -> String {
+    if chars(text) <= max {
+        return text.to_string();
     }
-    if room == 0 {
-        return head.trim_end_matches([' ', '—']).to_string();
+    let mut kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    if kept.ends_with('\\') && !kept.ends_with("\\\\") {
+        kept.pop();
     }
-    format!("{head}{}…", cut.trim_end())
+    format!("{}…", kept.trim_end())
 }
 
 fn escape_text(text: &str) -> String {
@@ -252,6 +270,23 @@ mod tests {
         let line = catalog.text.lines().nth(1).unwrap();
         // At most 150; a space before the cut is trimmed rather than kept.
         assert!((149..=150).contains(&line.chars().count()), "{line}");
+        assert!(line.ends_with('…'));
+    }
+
+    #[test]
+    fn a_long_id_keeps_its_path_whole_and_some_description() {
+        let id = "a".repeat(80);
+        let catalog = render(
+            &[summary(&id, Some(RecordType::User), &"word ".repeat(40))],
+            Budget::default(),
+        );
+        let line = catalog.text.lines().nth(1).unwrap();
+        assert!(
+            line.chars().count() <= 150,
+            "{} chars: {line}",
+            line.chars().count()
+        );
+        assert!(line.contains(&format!("]({id}.md) — word word")), "{line}");
         assert!(line.ends_with('…'));
     }
 

@@ -74,7 +74,11 @@ pub fn finish(text: &str, old_revision: u64, now: Timestamp) -> String {
         return text.to_string();
     };
     let body = text.get(parsed.body_offset..).unwrap_or("");
-    let revision = parsed.meta.revision.unwrap_or(0).max(old_revision + 1);
+    let revision = parsed
+        .meta
+        .revision
+        .unwrap_or(0)
+        .max(old_revision.saturating_add(1));
     fm.set("updated", FieldValue::Text(now.to_string()));
     fm.set("revision", FieldValue::Integer(revision));
     frontmatter::render(&fm, body)

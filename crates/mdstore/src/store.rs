@@ -48,6 +48,8 @@ pub enum SkipReason {
     SymlinkOutside,
     #[error("a symlink to a folder; not followed")]
     SymlinkedFolder,
+    #[error("not a regular file (a pipe, socket or device); not read")]
+    NotRegularFile,
     #[error("not valid UTF-8 (first bad byte at offset {0})")]
     NotUtf8(usize),
     #[error("contains a NUL byte at offset {0}")]
@@ -198,6 +200,9 @@ impl Store {
                 return Err(SkipReason::SymlinkedFolder);
             }
         }
+        if !meta.is_file() {
+            return Err(SkipReason::NotRegularFile);
+        }
         if meta.len() > MAX_RECORD_BYTES {
             return Err(SkipReason::TooLarge(meta.len()));
         }
@@ -283,6 +288,10 @@ impl Store {
             .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
         bytes.truncate(filled);
         let prefix_is_whole = filled < HEADER_PREFIX_BYTES;
+        if prefix_is_whole {
+            // The whole file is at hand: judge it as a whole read would.
+            decode(&bytes).map_err(skipped)?;
+        }
         let header_len = match std::str::from_utf8(&bytes) {
             Ok(text) => match frontmatter::find_header_end(text) {
                 HeaderEnd::Closed { body_offset } => Some(body_offset),

@@ -75,9 +75,14 @@ impl StoreView {
         self.summaries.push(summary);
     }
 
-    /// The record with this id, ignoring case and Unicode normalisation.
+    /// The record with this id, ignoring case and Unicode normalisation;
+    /// when ids collide that way, the one spelled exactly as asked.
     pub fn find(&self, id: &str) -> Option<&Summary> {
-        self.by_key.get(&id_key(id)).map(|&i| &self.summaries[i])
+        let folded = self.by_key.get(&id_key(id)).map(|&i| &self.summaries[i])?;
+        if folded.id == id {
+            return Some(folded);
+        }
+        Some(self.summaries.iter().find(|s| s.id == id).unwrap_or(folded))
     }
 
     /// Replaces (or adds) the summary of a record just written.

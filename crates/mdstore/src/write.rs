@@ -15,8 +15,8 @@ use crate::guard::secrets::{self, SecretFinding};
 use crate::guard::temporary::{self, TemporaryFinding};
 use crate::hash::content_hash;
 use crate::id::{self, NameError};
-use crate::record::{Meta, RecordType, Source};
-use crate::store::{Skipped, Store, Summary};
+use crate::record::{RecordType, Source};
+use crate::store::{SkipReason, Skipped, Store, Summary};
 use crate::tombstone::{self, Tombstone};
 use crate::view::StoreView;
 
@@ -185,6 +185,10 @@ pub enum PlanError {
     Expires(String),
     #[error("the existing record {}: {}", .0.rel_path.display(), .0.reason)]
     Unreadable(Skipped),
+    #[error("{} already exists and is not a readable record ({}); memctl will not overwrite it", .0.rel_path.display(), .0.reason)]
+    Occupied(Skipped),
+    #[error("the record would be {0} bytes; records are at most 256 KiB")]
+    TooLarge(usize),
 }
 
 /// Classifies `candidate` against the store as `view` saw it.
@@ -214,6 +218,30 @@ pub fn plan(
                 .strip_prefix(store.root())
                 .map(Path::to_path_buf)
                 .unwrap_or(path);
+            // A file the view skipped (not UTF-8, too large, a pipe…) is
+            // still someone's file: never replace it as if it were new.
+            let key = id::id_key(&normalized);
+            let blocked = view
+                .skipped
+                .iter()
+                .find(|s| id::id_key(&crate::store::id_from_rel_path(&s.rel_path)) == key)
+                .cloned()
+                .or_else(|| match store.stat(&rel) {
+                    Ok(None) => None,
+                    Ok(Some(_)) => Some(Skipped {
+                        rel_path: rel.clone(),
+                        reason: crate::store::SkipReason::Unreadable(
+                            "it appeared while this write was being planned".to_string(),
+                        ),
+                    }),
+                    Err(reason) => Some(Skipped {
+                        rel_path: rel.clone(),
+                        reason,
+                    }),
+                });
+            if let Some(skipped) = blocked {
+                return Err(PlanError::Occupied(skipped));
+            }
             (normalized.clone(), rel)
         }
     };
@@ -385,7 +413,7 @@ pub fn plan(
     fm.set("updated", FieldValue::Text(options.now.to_string()));
     fm.set(
         "revision",
-        FieldValue::Integer(from_revision.map_or(1, |r| r + 1)),
+        FieldValue::Integer(from_revision.map_or(1, |r| r.saturating_add(1))),
     );
     fm.set("source", FieldValue::Text(source.as_str().to_string()));
     if let Some(expires) = &candidate.expires {
@@ -400,20 +428,8 @@ pub fn plan(
         format!("{body}\n")
     };
     let new_text = frontmatter::render(&fm, &body);
-
-    let mut projected = view.clone();
-    projected.upsert(Summary {
-        id: id.clone(),
-        rel_path: rel_path.clone(),
-        meta: Meta {
-            description: Some(description.clone()),
-            record_type,
-            ..Meta::default()
-        },
-    });
-    let catalog = catalog::render(&projected.summaries, Budget::default());
-    if catalog.budget_share() > 0.9 {
-        warnings.push(budget_warning(&catalog));
+    if new_text.len() as u64 > crate::store::MAX_RECORD_BYTES {
+        return Err(PlanError::TooLarge(new_text.len()));
     }
 
     Ok(Plan {
@@ -427,6 +443,24 @@ pub fn plan(
         new_text: Some(new_text),
         warnings,
     })
+}
+
+/// The warning to show before `plans` are written when `MEMORY.md` would
+/// then use more than 90% of its budget (SPEC §3), counting every plan of a
+/// batch together.
+pub fn budget_warning_after(view: &StoreView, plans: &[&Plan]) -> Option<String> {
+    let mut projected = view.clone();
+    for plan in plans {
+        let Some(text) = &plan.new_text else { continue };
+        let meta = frontmatter::parse(text).meta;
+        projected.upsert(Summary {
+            id: plan.id.clone(),
+            rel_path: plan.rel_path.clone(),
+            meta,
+        });
+    }
+    let catalog = catalog::render(&projected.summaries, Budget::default());
+    (catalog.budget_share() > 0.9).then(|| budget_warning(&catalog))
 }
 
 /// What `remember` and `status` say when `MEMORY.md` nears its budget.
@@ -527,24 +561,35 @@ pub fn forget(
         .find(id)
         .ok_or_else(|| ForgetError::NotFound(id.to_string()))?;
     let rel_path = summary.rel_path.clone();
-    let record = store
-        .read_record(&rel_path)
-        .map_err(ForgetError::Unreadable)?;
-    let tomb = Tombstone {
-        id: record.id.clone(),
-        forgotten_at: now,
-        reason,
-        content_hash: content_hash(
+    let record_id = summary.id.clone();
+    let hash = match store.read_record(&rel_path) {
+        Ok(record) => content_hash(
             record.meta.description.as_deref().unwrap_or(""),
             &record.body,
         ),
+        // A file whose header read but whose body is not text can still be
+        // forgotten: its tombstone remembers a hash of what bytes it had.
+        Err(Skipped {
+            reason: SkipReason::NotUtf8(_) | SkipReason::NulByte(_),
+            ..
+        }) => {
+            let bytes = fs::read(store.root().join(&rel_path)).map_err(ForgetError::Io)?;
+            content_hash("", &String::from_utf8_lossy(&bytes))
+        }
+        Err(skipped) => return Err(ForgetError::Unreadable(skipped)),
+    };
+    let tomb = Tombstone {
+        id: record_id.clone(),
+        forgotten_at: now,
+        reason,
+        content_hash: hash,
     };
     clean_temp_files(store);
     // Tombstone first: a crash between the two leaves the fact both stored and
     // tombstoned (re-forgettable), never gone without a tombstone.
     tombstone::write(store.root(), &tomb).map_err(ForgetError::Io)?;
     atomic::remove_file(&store.root().join(&rel_path)).map_err(ForgetError::Io)?;
-    view.remove(&record.id);
+    view.remove(&record_id);
     view.tombstones.push(tomb.clone());
     catalog::write(store, &view.summaries).map_err(ForgetError::Io)?;
     Ok(tomb)

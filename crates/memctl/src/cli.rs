@@ -256,20 +256,20 @@ const SEARCH_FLAGS: &[&str] = &[
 /// options keep their meaning wherever they stand; everything else is moved
 /// after a `--`.
 pub fn protect_search_query(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let Some(at) = args.iter().position(|a| a == "search") else {
-        return args;
-    };
-    // Only when `search` is the subcommand: every earlier argument is an
-    // option (or the value of one).
-    let mut i = 1;
-    while i < at {
-        let arg = args[i].to_string_lossy();
+    // The subcommand is the first argument that is neither an option nor
+    // the value of one (`--store search list` lists a store named search).
+    let mut at = 1;
+    while let Some(arg) = args.get(at).map(|a| a.to_string_lossy()) {
         if SEARCH_VALUE_OPTIONS.contains(&arg.as_ref()) {
-            i += 1;
-        } else if !arg.starts_with('-') {
-            return args;
+            at += 2;
+        } else if arg.starts_with('-') {
+            at += 1;
+        } else {
+            break;
         }
-        i += 1;
+    }
+    if args.get(at).is_none_or(|a| a != "search") {
+        return args;
     }
     let mut out: Vec<std::ffi::OsString> = args[..=at].to_vec();
     let mut query = Vec::new();
@@ -323,6 +323,18 @@ mod tests {
         assert_eq!(
             protect(&["memctl", "--store", "s", "search", "--limit=2", "x"]),
             ["memctl", "--store", "s", "search", "--limit=2", "--", "x"]
+        );
+    }
+
+    #[test]
+    fn a_store_named_search_is_not_the_search_command() {
+        assert_eq!(
+            protect(&["memctl", "--store", "search", "list"]),
+            ["memctl", "--store", "search", "list"]
+        );
+        assert_eq!(
+            protect(&["memctl", "--store", "search", "search", "-x"]),
+            ["memctl", "--store", "search", "search", "--", "-x"]
         );
     }
 

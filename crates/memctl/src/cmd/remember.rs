@@ -153,6 +153,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
     // under it; a `--yes` run takes the lock first and plans once, sparing a
     // second scan of the store.
     let mut held: BTreeMap<Scope, Held> = BTreeMap::new();
+    let mut budget_warnings = Vec::new();
     for scope in store_of.keys().copied().collect::<Vec<_>>() {
         let scoped = &store_of[&scope];
         let lock = if args.yes && !args.dry_run && !missing.contains_key(&scope) {
@@ -178,6 +179,16 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
             }
             item.plan = Some(plan);
         }
+        let pending: Vec<&Plan> = items
+            .iter()
+            .filter(|i| i.scope == scope && i.outcome.is_none())
+            .filter_map(|i| i.plan.as_ref())
+            .collect();
+        if !pending.is_empty()
+            && let Some(warning) = write::budget_warning_after(&view, &pending)
+        {
+            budget_warnings.push(warning);
+        }
         if let Some(lock) = lock {
             held.insert(scope, Held { _lock: lock, view });
         }
@@ -186,6 +197,9 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
         for item in &items {
             show_plan(ui, item, &roots[&item.scope]);
         }
+    }
+    for warning in &budget_warnings {
+        ui.warn(warning);
     }
 
     let writes = items.iter().filter(|i| i.outcome.is_none()).count();
@@ -336,7 +350,7 @@ fn apply_all(
                     written.push(again.rel_path.clone());
                     Outcome::Saved {
                         revision: match op {
-                            Operation::Update { from_revision } => from_revision + 1,
+                            Operation::Update { from_revision } => from_revision.saturating_add(1),
                             _ => 1,
                         },
                     }
@@ -451,7 +465,7 @@ fn show_plan(ui: &Ui, item: &Item, root: &Path) {
                 label("UPDATE", Style::Yellow),
                 plan.id,
                 from_revision,
-                from_revision + 1,
+                from_revision.saturating_add(1),
                 item.scope.as_str(),
                 path.display()
             );
@@ -460,7 +474,7 @@ fn show_plan(ui: &Ui, item: &Item, root: &Path) {
                 plan.old_text.as_deref().unwrap_or_default(),
                 plan.new_text.as_deref().unwrap_or_default(),
                 &format!("{} (revision {from_revision})", plan.id),
-                &format!("{} (revision {})", plan.id, from_revision + 1),
+                &format!("{} (revision {})", plan.id, from_revision.saturating_add(1)),
             );
         }
         Operation::Noop { existing } => {

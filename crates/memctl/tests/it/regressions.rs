@@ -427,3 +427,183 @@ fn a_json_noop_pointed_at_a_file_that_does_not_exist() {
             .to_string()
     );
 }
+
+/// An ADD over a file the store skipped (here: not UTF-8) replaced the
+/// person's file without a diff, as if nothing were there.
+#[test]
+fn remember_overwrote_a_file_the_store_skipped() {
+    let env = TestEnv::new();
+    let path = env.store().join("notes.md");
+    let latin1 = b"---\nname: notes\ndescription: precious\ntype: user\n---\ncaf\xe9 notes\n";
+    fs::write(&path, latin1).expect("a Latin-1 file");
+    let run = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "notes",
+        "--type",
+        "user",
+        "--description",
+        "new",
+        "overwrite",
+    ]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("will not overwrite"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(fs::read(&path).expect("still there"), latin1);
+}
+
+/// A record body over 256 KiB was written, then skipped by every read, then
+/// silently replaced by the next remember of the same name.
+#[test]
+fn remember_wrote_a_record_too_large_to_read_back() {
+    let env = TestEnv::new();
+    let body = "x".repeat(300 * 1024);
+    let run = env.run_stdin(
+        &[
+            "remember",
+            "--yes",
+            "--name",
+            "huge",
+            "--type",
+            "project",
+            "--description",
+            "big",
+            "-",
+        ],
+        &body,
+    );
+    run.assert_code(2);
+    assert!(run.stderr.contains("at most 256 KiB"), "{}", run.render());
+    assert!(!env.store().join("huge.md").exists());
+}
+
+/// A FIFO named `*.md` hung `list`, `check` and `remember` forever, the last
+/// while holding the store's write lock.
+#[cfg(unix)]
+#[test]
+fn a_pipe_named_like_a_record_hung_every_command() {
+    let env = TestEnv::new();
+    let status = std::process::Command::new("mkfifo")
+        .arg(env.store().join("pipe.md"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let list = env.run(&["list"]);
+    list.assert_success();
+    assert!(
+        list.stderr.contains("not a regular file"),
+        "{}",
+        list.render()
+    );
+    env.remember("after-pipe", "project", "Written beside a pipe", "Body.");
+    env.run(&["check"]).assert_code(1);
+}
+
+/// `revision: 18446744073709551615` in a hand-made record made an update
+/// panic on `revision + 1`.
+#[test]
+fn a_huge_revision_made_an_update_panic() {
+    let env = TestEnv::new();
+    env.write_store_file(
+        "big.md",
+        "---\nname: big\ndescription: old\ntype: user\nrevision: 18446744073709551615\n---\nBody.\n",
+    );
+    let run = env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "big",
+        "--description",
+        "new desc",
+    ]);
+    assert!(matches!(run.code, 0..=5), "{}", run.render());
+}
+
+/// Every atomic write left the record (and MEMORY.md) readable by its owner
+/// only: tempfile's 0600 survived the rename.
+#[cfg(unix)]
+#[test]
+fn writes_made_records_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let path = env.write_record("hand", "user", "v1", "Body.");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o664)).expect("chmod");
+    env.run(&["remember", "--yes", "--name", "hand", "--description", "v2"])
+        .assert_success();
+    let mode = fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o664);
+    let catalog = fs::metadata(env.store().join("MEMORY.md"))
+        .expect("stat")
+        .permissions()
+        .mode();
+    assert_ne!(
+        catalog & 0o044,
+        0,
+        "MEMORY.md is readable by the team: {catalog:o}"
+    );
+}
+
+/// With `Foo.md` and `foo.md` both present, `show foo` read foo.md but
+/// `forget foo` removed Foo.md.
+#[test]
+fn forget_removed_the_other_file_when_ids_differ_only_in_case() {
+    let env = TestEnv::new();
+    env.write_record("Foo", "user", "upper", "Upper.");
+    env.write_record("foo", "user", "lower", "Lower.");
+    let probe = env.store().join("FOO.md");
+    if probe.exists() {
+        eprintln!("case-insensitive file system: nothing to test");
+        return;
+    }
+    env.run(&["forget", "--yes", "foo"]).assert_success();
+    assert!(
+        env.store().join("Foo.md").exists(),
+        "the other file survives"
+    );
+    assert!(!env.store().join("foo.md").exists());
+}
+
+/// A NUL byte in a short record's body passed the header-only read, so
+/// `list` and MEMORY.md showed a file that `show` refused.
+#[test]
+fn a_nul_in_the_body_was_listed() {
+    let env = TestEnv::new();
+    env.write_store_file(
+        "nul.md",
+        "---\nname: nul\ndescription: has a nul\ntype: user\n---\nbody\0more\n",
+    );
+    let list = env.run(&["list"]);
+    list.assert_success();
+    assert!(!list.stdout.contains("nul"), "{}", list.render());
+    assert!(list.stderr.contains("NUL byte"), "{}", list.render());
+}
+
+/// A `--from-json` batch that pushed MEMORY.md past 90% of its budget gave
+/// no warning: each candidate was measured against the store alone.
+#[test]
+fn a_batch_crossing_the_budget_was_not_warned_about() {
+    let env = TestEnv::new();
+    for i in 0..170 {
+        env.write_record(&format!("r{i:03}"), "project", "d", "Body.");
+    }
+    let batch: Vec<serde_json::Value> = (0..20)
+        .map(|i| {
+            serde_json::json!({"name": format!("b{i:02}"), "type": "project",
+                "description": format!("batch record {i}"), "body": format!("Batch body {i}.")})
+        })
+        .collect();
+    let file = env.work().join("batch.json");
+    fs::write(&file, serde_json::to_string(&batch).expect("json")).expect("write batch");
+    let run = env.run(&[
+        "remember",
+        "--yes",
+        "--from-json",
+        file.to_str().expect("utf-8 path"),
+    ]);
+    run.assert_success();
+    assert!(run.stderr.contains("of its budget"), "{}", run.render());
+}
