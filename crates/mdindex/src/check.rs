@@ -59,7 +59,7 @@ impl fmt::Display for Difference {
 /// What [`Index::check`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckReport {
-    /// Record files compared.
+    /// Record files read and compared.
     pub records: usize,
     pub differences: Vec<Difference>,
     /// Record-like files that are not read as records (not differences).
@@ -125,13 +125,19 @@ impl Index {
                     continue;
                 }
             };
-            report.records += 1;
             let rel_path = entry.rel_path.clone();
+            let read = self.store.read_record(&rel_path);
+            if read.is_ok() {
+                report.records += 1;
+            }
             let Some((stat, hash)) = indexed.remove(&rows::rel_key(&rel_path)) else {
-                report.differences.push(Difference::Missing { rel_path });
+                match read {
+                    Ok(_) => report.differences.push(Difference::Missing { rel_path }),
+                    Err(skip) => report.skipped.push(skip),
+                }
                 continue;
             };
-            match self.store.read_record(&rel_path) {
+            match read {
                 Ok(record) if rows::fingerprint(&record)[..] != hash[..] => {
                     report.differences.push(Difference::Stale { rel_path });
                 }

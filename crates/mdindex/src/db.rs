@@ -19,6 +19,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// hold it while they copy a new index in (seconds at 100,000 records).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Bytes a write-ahead log is cut back to after a checkpoint.
+const WAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
+
 /// Meta keys.
 pub(crate) const KEY_SCHEMA: &str = "schema_version";
 pub(crate) const KEY_TEXT: &str = "text_version";
@@ -149,7 +152,11 @@ pub(crate) fn set_live_mode(conn: &Connection, path: &Path) -> Result<()> {
     let _mode: String = conn
         .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
         .at(path)?;
-    conn.pragma_update(None, "synchronous", "NORMAL").at(path)
+    conn.pragma_update(None, "synchronous", "NORMAL").at(path)?;
+    // A WAL that grew (a rebuild copies the whole index through it) is cut
+    // back to this size when it is next reset.
+    conn.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)
+        .at(path)
 }
 
 /// Creates the schema and the meta rows in a fresh, empty database.

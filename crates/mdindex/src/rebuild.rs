@@ -169,8 +169,11 @@ fn copy_into_live(paths: &IndexPaths, fresh: &Path) -> Result<()> {
             }
         }
     }
-    // The copy went through the WAL; fold it back so that it does not keep
-    // the old index's size on disk. Readers may prevent it; that is fine.
+    // The copy went through the WAL; fold it back now if no reader is in
+    // the way, without waiting for readers (a TRUNCATE checkpoint would wait
+    // for each of them through the busy timeout). Otherwise later commits
+    // fold it back and `journal_size_limit` shrinks it.
+    dest.busy_timeout(Duration::ZERO).at(live)?;
     let _ = dest.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     drop(source);
     remove_if_present(fresh)

@@ -1,0 +1,14 @@
+//! Integration tests of `mdindex`: the index against real files, watchers
+//! and other processes.
+
+// Helpers outside `#[test]` functions are test code too: a failed `unwrap`
+// there is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod check;
+mod child;
+mod common;
+mod concurrency;
+mod corruption;
+mod freshness;
+mod watcher;
