@@ -278,7 +278,13 @@ pub fn protect_search_query(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         let text = arg.to_string_lossy();
         let name = text.split('=').next().unwrap_or_default();
         if text == "--" {
-            query.extend(rest.by_ref().cloned());
+            let after: Vec<_> = rest.by_ref().cloned().collect();
+            // `memctl search --` has nothing for a separator to separate:
+            // the `--` is the query, not a missing one.
+            if after.is_empty() && query.is_empty() {
+                query.push(arg.clone());
+            }
+            query.extend(after);
         } else if SEARCH_VALUE_OPTIONS.contains(&name) {
             out.push(arg.clone());
             if !text.contains('=')

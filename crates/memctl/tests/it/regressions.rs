@@ -607,3 +607,30 @@ fn a_batch_crossing_the_budget_was_not_warned_about() {
     run.assert_success();
     assert!(run.stderr.contains("of its budget"), "{}", run.render());
 }
+
+/// `memctl search --` failed with exit 2 ("required arguments were not
+/// provided"): the lone `--` was taken for the end of options, leaving no
+/// query, though a query is never a syntax error.
+#[test]
+fn search_for_a_lone_double_dash_was_bad_usage() {
+    let env = TestEnv::new();
+    env.write_record(
+        "deploy-freeze",
+        "project",
+        "No deploys on Fridays",
+        "Freeze.",
+    );
+    let lone = env.run(&["search", "--"]);
+    assert!(lone.code == 0 || lone.code == 1, "{}", lone.render());
+    assert!(!lone.stderr.contains("error"), "{}", lone.render());
+    let json = env.run(&["search", "--json", "--"]);
+    assert!(json.code == 0 || json.code == 1, "{}", json.render());
+    serde_json::from_str::<serde_json::Value>(&json.stdout).expect("--json prints JSON");
+    // A `--` before query words is still a separator, not a query word.
+    let separated = env.run(&["search", "--json", "--", "-freeze", "deploys"]);
+    separated.assert_code(1);
+    let words = env.run(&["search", "--json", "--", "deploys"]);
+    words.assert_success();
+    let rows: serde_json::Value = serde_json::from_str(&words.stdout).expect("JSON");
+    assert_eq!(rows[0]["id"], "deploy-freeze", "{}", words.render());
+}
