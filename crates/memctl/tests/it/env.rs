@@ -56,6 +56,34 @@ impl Run {
     pub fn assert_success(&self) -> &Run {
         self.assert_code(0)
     }
+
+    /// Stdout parsed as JSON; panics with the run when it is not JSON.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", self.render()))
+    }
+
+    /// `(id, scope)` of each result of `search --json`, best first.
+    #[track_caller]
+    pub fn hits(&self) -> Vec<(String, String)> {
+        let json = self.json();
+        let rows = json
+            .as_array()
+            .unwrap_or_else(|| panic!("not a JSON array\n{}", self.render()));
+        rows.iter()
+            .map(|row| {
+                let field = |key: &str| row[key].as_str().unwrap_or_default().to_string();
+                (field("id"), field("scope"))
+            })
+            .collect()
+    }
+
+    /// The ids of the results of `search --json`, best first.
+    #[track_caller]
+    pub fn hit_ids(&self) -> Vec<String> {
+        self.hits().into_iter().map(|(id, _)| id).collect()
+    }
 }
 
 /// A temporary project with a workspace store, run against the real binary.
@@ -254,6 +282,47 @@ impl TestEnv {
                 "---\nname: {id}\ndescription: {description}\ntype: {record_type}\n---\n{body}\n"
             ),
         )
+    }
+
+    /// Replaces a store file as vim and most editors save: the new text goes
+    /// to a temporary file beside it, which is then renamed over it.
+    pub fn replace_store_file(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.store().join(rel);
+        let temp = path.with_file_name(".editor-save.tmp");
+        fs::write(&temp, text).expect("the editor's temporary file is written");
+        fs::rename(&temp, &path).expect("the temporary file is renamed over the record");
+        path
+    }
+
+    /// A hand-made record with the required keys in the global store.
+    pub fn write_global_record(
+        &self,
+        id: &str,
+        record_type: &str,
+        description: &str,
+        body: &str,
+    ) -> PathBuf {
+        let path = self.global_store().join(format!("{id}.md"));
+        fs::create_dir_all(self.global_store()).expect("the global store folder");
+        fs::write(
+            &path,
+            format!(
+                "---\nname: {id}\ndescription: {description}\ntype: {record_type}\n---\n{body}\n"
+            ),
+        )
+        .expect("a global record is written");
+        path
+    }
+
+    /// The search index files (`*.sqlite`) in the cache folder, sorted.
+    pub fn index_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = fs::read_dir(self.canonical_root.join("cache"))
+            .expect("the cache folder")
+            .map(|e| e.expect("a cache entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+            .collect();
+        files.sort();
+        files
     }
 
     /// The text of a file in the workspace store.
