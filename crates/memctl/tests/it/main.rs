@@ -40,3 +40,4 @@ mod regressions;
 mod remember;
 mod search;
 mod status;
+mod watch;
