@@ -126,7 +126,7 @@ impl Index {
                 }
             };
             let rel_path = entry.rel_path.clone();
-            let read = self.store.read_record(&rel_path);
+            let read = self.store.read_entry(&entry);
             if read.is_ok() {
                 report.records += 1;
             }

@@ -4,6 +4,7 @@
 use std::fs;
 use std::io;
 use std::path::Path;
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,12 @@ pub struct Progress {
     /// Record files found by the walk.
     pub total: usize,
 }
+
+/// Records each reader thread prepares ahead of the inserts at most.
+const QUEUE_RECORDS: usize = 128;
+
+/// Reader threads at most.
+const MAX_READERS: usize = 4;
 
 /// Progress is reported every this many records (and at the end).
 const PROGRESS_EVERY: usize = 64;
@@ -104,29 +111,76 @@ fn build(
     conn.execute("INSERT INTO dirty (rel_path) VALUES ('')", [])
         .at(path)?;
     let tx = conn.unchecked_transaction().at(path)?;
-    let mut indexed = 0;
-    for (done, entry) in entries.iter().enumerate() {
-        match store.read_record(&entry.rel_path) {
-            Ok(record) => {
-                rows::insert(&tx, entry, &record, rows::is_racy(entry.mtime_ns, now)).at(path)?;
-                indexed += 1;
-            }
-            Err(skip) => skipped.push(skip),
-        }
-        if (done + 1) % PROGRESS_EVERY == 0 {
-            progress(Progress {
-                done: done + 1,
-                total,
+    // Reading, parsing and preparing text cost about twice what the inserts
+    // do, so reader threads do them (record i on reader i mod n) while this
+    // thread inserts, taking records back in order. Bounded queues keep
+    // memory flat whatever the store's size.
+    let readers = thread::available_parallelism().map_or(1, |n| n.get().clamp(1, MAX_READERS));
+    let (senders, queues): (Vec<_>, Vec<_>) = (0..readers)
+        .map(|_| mpsc::sync_channel(QUEUE_RECORDS))
+        .unzip();
+    let (indexed, unreadable) = thread::scope(|scope| {
+        for (reader, sender) in senders.into_iter().enumerate() {
+            let entries = &entries;
+            scope.spawn(move || {
+                for entry in entries.iter().skip(reader).step_by(readers) {
+                    // A failed send means the inserting side stopped.
+                    if sender
+                        .send(store.read_entry(entry).map(rows::Prepared::new))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
             });
         }
-    }
+        // The queues move into the inserting loop, so that however it ends
+        // they are dropped, which releases readers blocked on a full queue.
+        insert_in_order(&tx, path, &entries, queues, now, &mut |done| {
+            progress(Progress { done, total })
+        })
+    })?;
     tx.commit().at(path)?;
     drop(conn);
     fs::File::open(path)
         .and_then(|f| f.sync_all())
         .map_err(|e| Error::io(path, e))?;
     progress(Progress { done: total, total });
+    skipped.extend(unreadable);
     skipped.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    Ok((indexed, skipped))
+}
+
+/// Inserts the records the reader threads prepare, in walk order (record i
+/// comes from queue i mod n). Returns how many were indexed, with the files
+/// that could not be read as records.
+fn insert_in_order(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    entries: &[FileEntry],
+    queues: Vec<mpsc::Receiver<Result<rows::Prepared, Skipped>>>,
+    now: i64,
+    progress: &mut dyn FnMut(usize),
+) -> Result<(usize, Vec<Skipped>)> {
+    let mut indexed = 0;
+    let mut skipped = Vec::new();
+    for (done, entry) in entries.iter().enumerate() {
+        // A reader that stopped early panicked; the scope reports it.
+        let Ok(item) = queues[done % queues.len()].recv() else {
+            break;
+        };
+        match item {
+            Ok(prepared) => {
+                rows::insert(conn, entry, &prepared, rows::is_racy(entry.mtime_ns, now))
+                    .at(path)?;
+                indexed += 1;
+            }
+            Err(skip) => skipped.push(skip),
+        }
+        if (done + 1) % PROGRESS_EVERY == 0 {
+            progress(done + 1);
+        }
+    }
     Ok((indexed, skipped))
 }
 

@@ -135,51 +135,75 @@ pub(crate) enum Written {
     Unchanged,
 }
 
+/// A record with everything computed that its rows need: the costly part
+/// of indexing (hashing, preparing text), which needs no connection and
+/// can run on another thread.
+pub(crate) struct Prepared {
+    pub record: Record,
+    hash: [u8; 32],
+    /// `text::index_text` of the FTS columns, in their order.
+    fts: [String; 5],
+}
+
+impl Prepared {
+    pub(crate) fn new(record: Record) -> Prepared {
+        let meta = &record.meta;
+        let fts = [
+            text::index_text(&record.id),
+            text::index_text(meta.name.as_deref().unwrap_or(&record.id)),
+            text::index_text(meta.description.as_deref().unwrap_or("")),
+            text::index_text(&meta.tags.join(" ")),
+            text::index_text(&record.body),
+        ];
+        Prepared {
+            hash: fingerprint(&record),
+            fts,
+            record,
+        }
+    }
+}
+
 /// Inserts a record known not to be indexed yet (a rebuild).
 pub(crate) fn insert(
     conn: &Connection,
     entry: &FileEntry,
-    record: &Record,
+    prepared: &Prepared,
     racy: bool,
 ) -> rusqlite::Result<()> {
-    let doc = insert_doc(conn, entry, record, racy, &fingerprint(record))?;
-    insert_fts(conn, doc, record)
+    let doc = insert_doc(conn, entry, &prepared.record, racy, &prepared.hash)?;
+    insert_fts(conn, doc, &prepared.fts)
 }
 
 /// Writes a record read just now, replacing what the index held for its path.
 pub(crate) fn upsert(
     conn: &Connection,
     entry: &FileEntry,
-    record: &Record,
+    record: Record,
     racy: bool,
 ) -> rusqlite::Result<Written> {
-    let hash = fingerprint(record);
+    let hash = fingerprint(&record);
     let key = rel_key(&entry.rel_path);
     let existing: Option<(i64, Vec<u8>)> = conn
         .prepare_cached("SELECT doc, hash FROM docs WHERE rel_path = ?1")?
         .query_row([&key], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
-    match existing {
+    let written = match existing {
         Some((doc, old_hash)) if old_hash == hash => {
             let stat = Stat::of(entry);
             conn.prepare_cached(
                 "UPDATE docs SET mtime_ns = ?2, size = ?3, inode = ?4, racy = ?5 WHERE doc = ?1",
             )?
             .execute((doc, stat.mtime_ns, stat.size, stat.inode, racy))?;
-            Ok(Written::Unchanged)
+            return Ok(Written::Unchanged);
         }
         Some((doc, _)) => {
             delete_doc(conn, doc)?;
-            let doc = insert_doc(conn, entry, record, racy, &hash)?;
-            insert_fts(conn, doc, record)?;
-            Ok(Written::Updated)
+            Written::Updated
         }
-        None => {
-            let doc = insert_doc(conn, entry, record, racy, &hash)?;
-            insert_fts(conn, doc, record)?;
-            Ok(Written::Added)
-        }
-    }
+        None => Written::Added,
+    };
+    insert(conn, entry, &Prepared::new(record), racy)?;
+    Ok(written)
 }
 
 /// Removes a path from the index; whether it was there.
@@ -237,16 +261,11 @@ fn insert_doc(
     Ok(conn.last_insert_rowid())
 }
 
-fn insert_fts(conn: &Connection, doc: i64, record: &Record) -> rusqlite::Result<()> {
-    let meta = &record.meta;
-    conn.prepare_cached("INSERT INTO fts (rowid, id, name, description, tags, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?
-        .execute(rusqlite::params![
-            doc,
-            text::index_text(&record.id),
-            text::index_text(meta.name.as_deref().unwrap_or(&record.id)),
-            text::index_text(meta.description.as_deref().unwrap_or("")),
-            text::index_text(&meta.tags.join(" ")),
-            text::index_text(&record.body),
-        ])?;
+fn insert_fts(conn: &Connection, doc: i64, fts: &[String; 5]) -> rusqlite::Result<()> {
+    let [id, name, description, tags, body] = fts;
+    conn.prepare_cached(
+        "INSERT INTO fts (rowid, id, name, description, tags, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(rusqlite::params![doc, id, name, description, tags, body])?;
     Ok(())
 }

@@ -263,11 +263,11 @@ impl Refresh<'_> {
                 return Ok(());
             }
         };
-        match store.read_record(rel_path) {
+        match store.read_entry(&entry) {
             Ok(record) => match rows::upsert(
                 self.conn,
                 &entry,
-                &record,
+                record,
                 rows::is_racy(entry.mtime_ns, now),
             )? {
                 Written::Added => self.report.added += 1,
