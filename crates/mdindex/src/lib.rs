@@ -53,6 +53,7 @@ pub use sync::{CompareReason, SyncMode, SyncReport};
 pub use watch::{Started, WatchNote, Watcher};
 
 use liveness::HeldLock;
+use location::FileIdentity;
 use query::Query;
 
 /// The index of one store, open.
@@ -61,6 +62,8 @@ pub struct Index {
     store: Store,
     paths: IndexPaths,
     conn: Connection,
+    /// The file `conn` was opened on.
+    identity: Option<FileIdentity>,
 }
 
 /// An index just opened, and the rebuild that opening needed, if any.
@@ -128,28 +131,34 @@ impl Index {
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Opened> {
         fs::create_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
-        let paths = IndexPaths::new(cache_dir, store);
-        if let Ok(conn) = db::probe(&paths.db, store.root())? {
+        Index::open_at(store, IndexPaths::new(cache_dir, store), progress)
+    }
+
+    fn open_at(
+        store: &Store,
+        paths: IndexPaths,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Opened> {
+        if let Ok(index) = Index::probe(store, &paths)? {
             return Ok(Opened {
-                index: Index::from_parts(store, paths, conn),
+                index,
                 rebuilt: None,
             });
         }
         let _building = HeldLock::take(&paths.build_lock)?;
         // Probed again under the lock: whoever held it may have rebuilt.
-        let cause = match db::probe(&paths.db, store.root())? {
-            Ok(conn) => {
+        let cause = match Index::probe(store, &paths)? {
+            Ok(index) => {
                 return Ok(Opened {
-                    index: Index::from_parts(store, paths, conn),
+                    index,
                     rebuilt: None,
                 });
             }
             Err(cause) => cause,
         };
         let report = rebuild::rebuild(store, &paths, cause, progress)?;
-        let conn = Index::reopen(store, &paths)?;
         Ok(Opened {
-            index: Index::from_parts(store, paths, conn),
+            index: Index::probe_rebuilt(store, &paths)?,
             rebuilt: Some(report),
         })
     }
@@ -158,8 +167,7 @@ impl Index {
     /// changes anything (for `reindex --check` and `status`). `Ok(Err(cause))`
     /// says why it cannot be used.
     pub fn open_existing(store: &Store, cache_dir: &Path) -> Result<Result<Index, RebuildCause>> {
-        let paths = IndexPaths::new(cache_dir, store);
-        Ok(db::probe(&paths.db, store.root())?.map(|conn| Index::from_parts(store, paths, conn)))
+        Index::probe(store, &IndexPaths::new(cache_dir, store))
     }
 
     /// Rebuilds the index from every record (`memctl reindex`, or after
@@ -177,7 +185,7 @@ impl Index {
             Connection::open_in_memory().map_err(|e| Error::sqlite(&self.paths.db, e))?;
         drop(std::mem::replace(&mut self.conn, placeholder));
         let report = rebuild::rebuild(&self.store, &self.paths, cause, progress);
-        self.conn = Index::reopen(&self.store, &self.paths)?;
+        *self = Index::probe_rebuilt(&self.store, &self.paths)?;
         report
     }
 
@@ -191,19 +199,42 @@ impl Index {
         &self.paths
     }
 
-    fn from_parts(store: &Store, paths: IndexPaths, conn: Connection) -> Index {
-        Index {
+    /// Opens the index at `paths` if it is usable as it is.
+    fn probe(store: &Store, paths: &IndexPaths) -> Result<Result<Index, RebuildCause>> {
+        // Taken before opening: if the file is replaced in between, the
+        // next check sees a difference and reopens, which is harmless.
+        let identity = FileIdentity::of(&paths.db);
+        Ok(db::probe(&paths.db, store.root())?.map(|conn| Index {
             store: store.clone(),
-            paths,
+            paths: paths.clone(),
             conn,
-        }
+            identity,
+        }))
     }
 
     /// Opens the index just built; anything but a usable file is an error.
-    fn reopen(store: &Store, paths: &IndexPaths) -> Result<Connection> {
-        db::probe(&paths.db, store.root())?.map_err(|cause| Error::Corrupt {
+    fn probe_rebuilt(store: &Store, paths: &IndexPaths) -> Result<Index> {
+        Index::probe(store, paths)?.map_err(|cause| Error::Corrupt {
             path: paths.db.clone(),
             detail: format!("unusable right after a rebuild: {cause}"),
         })
+    }
+
+    /// Whether the file at the index path is no longer the one this
+    /// connection reads (deleted, or replaced by another process's rebuild).
+    pub(crate) fn is_replaced(&self) -> bool {
+        self.identity.is_none() || FileIdentity::of(&self.paths.db) != self.identity
+    }
+
+    /// Reopens the index if its file was deleted or replaced since it was
+    /// opened, building it if it is missing: a long-lived `Index` (a
+    /// watcher, a server) would otherwise read and write a file nobody else
+    /// sees. `None` when nothing had to be done.
+    pub(crate) fn follow_replacement(&mut self) -> Result<Option<Opened>> {
+        if !self.is_replaced() {
+            return Ok(None);
+        }
+        let opened = Index::open_at(&self.store, self.paths.clone(), &mut |_| {})?;
+        Ok(Some(opened))
     }
 }

@@ -105,6 +105,30 @@ pub(crate) fn is_cookie(root: &Path, path: &Path) -> bool {
             .is_some_and(|n| n.starts_with(COOKIE_PREFIX))
 }
 
+/// Cookies older than this were left by a search that died while waiting.
+const STALE_COOKIE: Duration = Duration::from_secs(10);
+
+/// Removes cookies left in `root` by searches that died while waiting for
+/// a watcher (best effort: they are dotfiles, never records). Recent ones
+/// may belong to a search still waiting, and are left alone.
+pub(crate) fn remove_stale_cookies(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_COOKIE);
+        if stale && is_cookie(root, &path) {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
 /// Creates a cookie in `root` and waits for a watcher to delete it. `Err`
 /// says, in words for the sync report, why the watcher cannot be relied on.
 pub(crate) fn cookie_round_trip(root: &Path, patience: Duration) -> Result<(), String> {
@@ -166,6 +190,29 @@ mod tests {
         let err = cookie_round_trip(dir.path(), Duration::from_millis(20)).unwrap_err();
         assert!(err.contains("did not answer"), "{err}");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn only_stale_cookies_are_cleaned_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(format!("{COOKIE_PREFIX}1-0"));
+        let recent = dir.path().join(format!("{COOKIE_PREFIX}1-1"));
+        let other = dir.path().join(".other");
+        for path in [&old, &recent, &other] {
+            fs::write(path, b"").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(60);
+        for path in [&old, &other] {
+            File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        remove_stale_cookies(dir.path());
+        assert!(!old.exists());
+        assert!(recent.exists() && other.exists());
     }
 
     #[test]

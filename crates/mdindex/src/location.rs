@@ -68,6 +68,36 @@ impl IndexPaths {
     }
 }
 
+/// Which file a path names (device and inode), to tell when an index file
+/// has been deleted or replaced under an open connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    #[cfg(unix)]
+    pub(crate) fn of(path: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| FileIdentity {
+            device: m.dev(),
+            inode: m.ino(),
+        })
+    }
+
+    /// Without inode numbers only a deleted file is noticed; a rebuild that
+    /// replaces the file leaves a whole-store mark in it, so the next search
+    /// compares everything anyway.
+    #[cfg(not(unix))]
+    pub(crate) fn of(path: &Path) -> Option<FileIdentity> {
+        std::fs::metadata(path).ok().map(|_| FileIdentity {
+            device: 0,
+            inode: 0,
+        })
+    }
+}
+
 /// `path` with `suffix` appended to its file name.
 pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();

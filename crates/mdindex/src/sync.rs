@@ -16,6 +16,7 @@ use crate::Index;
 use crate::db;
 use crate::error::{Result, SqliteContext};
 use crate::liveness::{self, WatcherState};
+use crate::rebuild::RebuildReport;
 use crate::rows::{self, Stat, Written};
 
 /// How a sync found what to read.
@@ -54,6 +55,9 @@ pub struct SyncReport {
     pub removed: usize,
     /// Record-like files that could not be read as records, and why.
     pub skipped: Vec<Skipped>,
+    /// Present when the index file had been deleted since this `Index` was
+    /// opened and was rebuilt first.
+    pub rebuilt: Option<RebuildReport>,
 }
 
 impl SyncReport {
@@ -64,6 +68,7 @@ impl SyncReport {
             updated: 0,
             removed: 0,
             skipped: Vec::new(),
+            rebuilt: None,
         }
     }
 
@@ -95,7 +100,12 @@ impl Index {
     /// module documentation for how). Returns [`crate::Error::Corrupt`] if the
     /// index file proves damaged; [`crate::search_store`] handles that.
     pub fn sync(&mut self) -> Result<SyncReport> {
-        match liveness::watcher_state(&self.paths) {
+        let mut rebuilt = None;
+        if let Some(opened) = self.follow_replacement()? {
+            *self = opened.index;
+            rebuilt = opened.rebuilt;
+        }
+        let mut report = match liveness::watcher_state(&self.paths) {
             WatcherState::Absent => self.sync_compare(CompareReason::NoWatcher),
             WatcherState::Starting => self.sync_compare(CompareReason::WatcherStarting),
             WatcherState::Ready => {
@@ -104,7 +114,9 @@ impl Index {
                     Err(why) => self.sync_compare(CompareReason::WatcherSilent(why)),
                 }
             }
-        }
+        }?;
+        report.rebuilt = rebuilt;
+        Ok(report)
     }
 
     /// Re-reads one record path now (after memctl wrote or removed it), so

@@ -105,15 +105,13 @@ impl Watcher {
         notify
             .watch(store.root(), RecursiveMode::Recursive)
             .map_err(watch_error)?;
+        liveness::remove_stale_cookies(store.root());
         // Everything changed before this sync is in it; everything after
         // arrives as events.
         let initial = index.sync_compare(CompareReason::WatcherStart)?;
         let ready_lock = HeldLock::take(&paths.ready_lock)?;
-        let identity = file_identity(&paths.db);
         let mut state = Loop {
             index,
-            cache_dir: cache_dir.to_path_buf(),
-            identity,
             events,
             on_note: Box::new(on_note),
             _locks: [watch_lock, ready_lock],
@@ -177,9 +175,6 @@ fn join(thread: JoinHandle<Result<()>>, store_root: &Path) -> Result<()> {
 /// The watcher thread's state.
 struct Loop {
     index: Index,
-    cache_dir: PathBuf,
-    /// Which file the index connection has open, to notice a replacement.
-    identity: Option<(u64, u64)>,
     events: Receiver<notify::Result<notify::Event>>,
     on_note: Box<dyn FnMut(WatchNote) + Send>,
     /// The watch and ready locks, held for the life of the loop.
@@ -349,7 +344,6 @@ impl Loop {
                     let report = self
                         .index
                         .rebuild(RebuildCause::Damaged(detail), &mut |_| {})?;
-                    self.identity = file_identity(&self.index.paths().db);
                     (self.on_note)(WatchNote::Rebuilt(report));
                     continue;
                 }
@@ -361,7 +355,7 @@ impl Loop {
             }
             // Replaced between the check and the commit: the marks went to
             // the old file, so write them again.
-            if file_identity(&self.index.paths().db) == self.identity {
+            if !self.index.is_replaced() {
                 return Ok(());
             }
         }
@@ -395,23 +389,20 @@ impl Loop {
     /// never be seen. The new file gets a whole-store mark, since events
     /// between its build and now were marked in the old one.
     fn follow_replacement(&mut self) -> Result<()> {
-        let paths = self.index.paths().clone();
-        if self.identity.is_some() && file_identity(&paths.db) == self.identity {
+        let Some(Opened { index, rebuilt }) = self.index.follow_replacement()? else {
             return Ok(());
-        }
-        let store = self.index.store().clone();
-        let Opened { index, rebuilt } = Index::open(&store, &self.cache_dir, &mut |_| {})?;
+        };
         self.index = index;
-        self.identity = file_identity(&paths.db);
         if let Some(report) = rebuilt {
             (self.on_note)(WatchNote::Rebuilt(report));
         }
+        let path = self.index.paths().db.clone();
         self.index
             .conn
             .execute("INSERT OR REPLACE INTO dirty (rel_path) VALUES ('')", [])
-            .at(&paths.db)?;
+            .at(&path)?;
         (self.on_note)(WatchNote::Rescan {
-            why: format!("the index file {} was replaced", paths.db.display()),
+            why: format!("the index file {} was replaced", path.display()),
         });
         Ok(())
     }
@@ -432,18 +423,4 @@ impl Loop {
             }
         }
     }
-}
-
-/// Device and inode of a file, to tell when it has been replaced.
-#[cfg(unix)]
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-/// Without inode numbers a replaced index file is not noticed; the rebuild
-/// that replaced it leaves a whole-store mark, so the next search compares.
-#[cfg(not(unix))]
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
-    fs::metadata(path).ok().map(|_| (0, 0))
 }

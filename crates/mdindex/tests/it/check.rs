@@ -111,3 +111,37 @@ fn open_existing_never_builds() {
     ));
     assert!(!env.index_path().exists());
 }
+
+#[test]
+fn a_long_lived_index_follows_its_file_deleted_or_replaced() {
+    let env = Env::new();
+    env.write("deploy", "quokka");
+    let mut index = Index::open(&env.store, &env.cache, &mut |_| {})
+        .unwrap()
+        .index;
+    let found = |index: &Index, words: &str| -> Vec<String> {
+        let hits = index
+            .search(&mdindex::query::parse(words), 10, &[])
+            .unwrap();
+        hits.into_iter().map(|h| h.id).collect()
+    };
+
+    // Deleted, nobody rebuilt it: the next sync does.
+    fs::remove_file(env.index_path()).unwrap();
+    env.write("added", "wombat");
+    let report = index.sync().unwrap();
+    assert_eq!(
+        report.rebuilt.map(|r| r.cause),
+        Some(mdindex::RebuildCause::Missing)
+    );
+    assert_eq!(found(&index, "wombat"), vec!["added".to_string()]);
+
+    // Deleted and rebuilt by someone else: the next sync reads the new file.
+    fs::remove_file(env.index_path()).unwrap();
+    env.search("quokka");
+    env.write("later", "numbat");
+    assert_eq!(index.sync().unwrap().rebuilt, None);
+    assert_eq!(found(&index, "numbat"), vec!["later".to_string()]);
+    env.search("numbat");
+    assert_eq!(found(&index, "numbat"), vec!["later".to_string()]);
+}
