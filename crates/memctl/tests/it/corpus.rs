@@ -57,7 +57,7 @@ fn the_committed_frontmatter_wild_sample() {
 
 /// Copies the `.md` files of each subfolder of `source` (not its top-level
 /// README, not the licence files) into `store`, keeping the folders.
-fn copy_records(source: &Path, store: &Path) -> Vec<PathBuf> {
+pub(crate) fn copy_records(source: &Path, store: &Path) -> Vec<PathBuf> {
     let mut copied = Vec::new();
     let mut folders: Vec<PathBuf> = fs::read_dir(source)
         .expect("the corpus folder")

@@ -25,6 +25,7 @@ mod catalog;
 mod check;
 mod concurrency;
 mod corpus;
+mod corpus_search;
 mod crash;
 mod edit;
 mod env;
