@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use mdindex::{Index, WatcherState};
 use mdstore::Store;
 
+use crate::cmd::search;
 use crate::stores;
 
 /// Tells the index that memctl itself changed these record paths, so that it
@@ -52,9 +53,9 @@ pub fn status_lines(store: &Store) -> anyhow::Result<String> {
         WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
     };
     Ok(format!(
-        "  index: {} ({} records, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
+        "  index: {} ({}, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
         status.path.display(),
-        status.records,
+        search::count(status.records, "record", "records"),
         status.size_bytes as f64 / 1024.0 / 1024.0,
         status.schema_version,
         status.updated_at.as_deref().unwrap_or("never"),

@@ -156,12 +156,22 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
     )
 }
 
+/// `1 record`, `2 records`.
+pub(crate) fn count<N: std::fmt::Display + PartialEq + From<u8>>(
+    n: N,
+    one: &str,
+    many: &str,
+) -> String {
+    let word = if n == N::from(1) { one } else { many };
+    format!("{n} {word}")
+}
+
 fn note_rebuilt(ui: &Ui, scoped: &ScopedStore, report: &RebuildReport) {
     eprintln!(
-        "index rebuilt ({} store): {}; {} records indexed{}",
+        "index rebuilt ({} store): {}; {} indexed{}",
         scoped.scope.as_str(),
         report.cause,
-        report.indexed,
+        count(report.indexed, "record", "records"),
         if report.skipped.is_empty() {
             String::new()
         } else {
@@ -200,10 +210,10 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
                         exit = Exit::NothingOrProblems;
                     }
                     ui.note(&format!(
-                        "{} store: {} records, {} differences between index and files",
+                        "{} store: {}, {} between index and files",
                         scoped.scope.as_str(),
-                        report.records,
-                        report.differences.len()
+                        count(report.records, "record", "records"),
+                        count(report.differences.len(), "difference", "differences")
                     ));
                 }
             }
@@ -224,9 +234,9 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
         };
         bar.finish();
         let mut out = format!(
-            "{} store {root}: indexed {} records, skipped {}\n",
+            "{} store {root}: indexed {}, skipped {}\n",
             scoped.scope.as_str(),
-            report.indexed,
+            count(report.indexed, "record", "records"),
             report.skipped.len()
         );
         for skipped in &report.skipped {
@@ -260,8 +270,9 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
         WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
         WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
         WatchNote::Rebuilt(report) => eprintln!(
-            "index rebuilt: {}; {} records indexed",
-            report.cause, report.indexed
+            "index rebuilt: {}; {} indexed",
+            report.cause,
+            count(report.indexed, "record", "records")
         ),
         WatchNote::Marked { paths } if verbose => eprintln!("marked {paths} paths dirty"),
         WatchNote::Applied(report) if verbose && report.changed() => eprintln!(

@@ -634,3 +634,41 @@ fn search_for_a_lone_double_dash_was_bad_usage() {
     let rows: serde_json::Value = serde_json::from_str(&words.stdout).expect("JSON");
     assert_eq!(rows[0]["id"], "deploy-freeze", "{}", words.render());
 }
+
+/// The index commands counted one record as "1 records" (and one difference
+/// as "1 differences"): in the rebuild line, `reindex`, `reindex --check`
+/// and `status`.
+#[test]
+fn one_record_was_counted_as_1_records() {
+    let env = TestEnv::new();
+    env.write_record("who", "user", "A Rust developer", "Ten years of Rust.");
+    let search = env.run(&["search", "rust"]);
+    search.assert_success();
+    assert!(
+        search
+            .stderr
+            .ends_with("there was no index file; 1 record indexed\n"),
+        "{}",
+        search.render()
+    );
+    let reindex = env.run(&["reindex"]);
+    reindex.assert_success();
+    assert!(
+        reindex.stdout.ends_with(": indexed 1 record, skipped 0\n"),
+        "{}",
+        reindex.render()
+    );
+    let status = env.run(&["status"]);
+    assert!(
+        status.stdout.contains(".sqlite (1 record, "),
+        "{}",
+        status.render()
+    );
+    env.write_record("who", "user", "A Rust developer", "Eleven years of Rust.");
+    let check = env.run(&["reindex", "--check"]);
+    check.assert_code(1);
+    assert_eq!(
+        check.stderr,
+        "workspace store: 1 record, 1 difference between index and files\n"
+    );
+}
