@@ -76,7 +76,8 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
                     "score": h.score,
                     "updated": h.updated,
                     "age_days": h.age_days,
-                    "revision": h.revision,
+                    // As `show` and `list` say, and `--expect-revision` accepts.
+                    "revision": h.revision.unwrap_or(1),
                     "source": h.source,
                 })
             })

@@ -672,3 +672,32 @@ fn one_record_was_counted_as_1_records() {
         "workspace store: 1 record, 1 difference between index and files\n"
     );
 }
+
+/// `search --json` gave a hand-made record without a `revision:` key
+/// `"revision": null`, where `show --json` and `list --json` say 1, the
+/// revision `remember --expect-revision` compares with.
+#[test]
+fn search_json_gave_a_hand_made_record_revision_null() {
+    let env = TestEnv::new();
+    env.write_record("who", "user", "A Rust developer", "Ten years of Rust.");
+    let search = env.run(&["search", "--json", "rust"]);
+    search.assert_success();
+    let show = env.run(&["show", "--json", "who"]);
+    show.assert_success();
+    assert_eq!(search.json()[0]["revision"], 1, "{}", search.render());
+    assert_eq!(show.json()["revision"], 1, "{}", show.render());
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "who",
+        "--expect-revision",
+        "1",
+        "--description",
+        "A Rust developer",
+        "Eleven years of Rust.",
+    ])
+    .assert_success();
+    let after = env.run(&["search", "--json", "rust"]);
+    assert_eq!(after.json()[0]["revision"], 2, "{}", after.render());
+}
