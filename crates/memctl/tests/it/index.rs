@@ -300,3 +300,38 @@ fn status_shows_the_index_path_record_count_and_watcher() {
         after.render()
     );
 }
+
+#[test]
+fn searches_answer_correctly_while_another_process_rebuilds_the_index() {
+    let env = TestEnv::new();
+    for n in 0..300 {
+        let word = if n % 100 == 7 { "needle" } else { "hay" };
+        env.write_record(
+            &format!("r{n:03}"),
+            "project",
+            &format!("Record {n}"),
+            &format!("Some {word} in record {n}."),
+        );
+    }
+    env.run(&["reindex"]).assert_success();
+    let searches = std::thread::scope(|scope| {
+        let rebuilds = scope.spawn(|| {
+            for _ in 0..4 {
+                env.run(&["reindex"]).assert_success();
+            }
+        });
+        let mut searches = 0;
+        // At least one search, however fast the rebuilds end.
+        while searches == 0 || !rebuilds.is_finished() {
+            let run = env.run(&["search", "--json", "needle"]);
+            run.assert_success();
+            assert_eq!(run.hit_ids().len(), 3, "{}", run.render());
+            assert_eq!(run.stderr, "", "{}", run.render());
+            searches += 1;
+        }
+        rebuilds.join().expect("the rebuilds ran");
+        searches
+    });
+    println!("{searches} searches ran during 4 rebuilds");
+    env.run(&["reindex", "--check"]).assert_success();
+}

@@ -260,6 +260,19 @@ fn searches_stay_fresh_while_a_watcher_runs_and_after_it_is_killed() {
     }
     assert_eq!(found(&env, &["avalanche"]).len(), 200);
 
+    // A full rebuild replaces the index file under the watcher.
+    env.run(&["reindex"]).assert_success();
+    env.replace_store_file(
+        "deploy-freeze.md",
+        &record(
+            "deploy-freeze",
+            "No deploys on Fridays",
+            "The standstill starts at noon.",
+        ),
+    );
+    assert_eq!(found(&env, &["standstill"]), set(&["deploy-freeze"]));
+    assert_eq!(found(&env, &["embargo"]), set(&[]));
+
     // memctl's own writes.
     env.remember("who", "user", "A Rust developer", "Ten years of Rust.");
     assert_eq!(found(&env, &["rust"]), set(&["who"]));
