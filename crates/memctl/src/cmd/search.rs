@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 
-use anyhow::Context;
 use mdindex::query::{self, Query};
 use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
 use mdstore::RecordType;
@@ -42,13 +41,11 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
             &types,
             &mut |p| bar.update(p),
         )
-        .with_context(|| {
-            format!(
-                "cannot search the {} store {}",
-                scoped.scope.as_str(),
-                scoped.store.root().display()
-            )
-        })?;
+        .map_err(index_error(format!(
+            "cannot search the {} store {}",
+            scoped.scope.as_str(),
+            scoped.store.root().display()
+        )))?;
         bar.finish();
         if let Some(report) = &outcome.rebuilt {
             note_rebuilt(ui, scoped, report);
@@ -157,6 +154,15 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
     )
 }
 
+/// An index error under `context`. It is flattened into one message because
+/// mdindex's messages already end with their cause, which the error report
+/// would otherwise print a second time.
+pub(crate) fn index_error(
+    context: impl std::fmt::Display,
+) -> impl FnOnce(mdindex::Error) -> anyhow::Error {
+    move |e| anyhow::anyhow!("{context}: {e}")
+}
+
 /// `1 record`, `2 records`.
 pub(crate) fn count<N: std::fmt::Display + PartialEq + From<u8>>(
     n: N,
@@ -195,7 +201,9 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
         let root = scoped.store.root().display().to_string();
         if args.check {
             let mut out = String::new();
-            match Index::open_existing(&scoped.store, &cache)? {
+            let opened = Index::open_existing(&scoped.store, &cache)
+                .map_err(index_error(format!("cannot open the index of {root}")))?;
+            match opened {
                 Err(cause) => {
                     out += &format!("{root}: the index cannot be used: {cause}\n");
                     exit = Exit::NothingOrProblems;
@@ -203,7 +211,7 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
                 Ok(index) => {
                     let report = index
                         .check()
-                        .with_context(|| format!("cannot compare the index of {root}"))?;
+                        .map_err(index_error(format!("cannot compare the index of {root}")))?;
                     for difference in &report.differences {
                         out += &format!("{root}: {difference}\n");
                     }
@@ -223,14 +231,14 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
         }
         let mut bar = ProgressBar::new(ui);
         let opened = Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
-            .with_context(|| format!("cannot open the index of {root}"))?;
+            .map_err(index_error(format!("cannot open the index of {root}")))?;
         let report = match opened.rebuilt {
             Some(report) => report,
             None => {
                 let mut index = opened.index;
                 index
                     .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                    .with_context(|| format!("cannot rebuild the index of {root}"))?
+                    .map_err(index_error(format!("cannot rebuild the index of {root}")))?
             }
         };
         bar.finish();
@@ -290,7 +298,7 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
             )
             .with_hint("one watcher per store is enough; stop the other one first"),
         ),
-        e => anyhow::Error::from(e).context("cannot start the watcher"),
+        e => index_error("cannot start the watcher")(e),
     })?;
     if let Some(report) = &started.rebuilt {
         note_rebuilt(ui, &scoped, report);
@@ -300,10 +308,10 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
         "Watching {} for changes; searches now re-read only what changed. Ctrl-C stops.",
         scoped.store.root().display()
     );
-    started
-        .watcher
-        .wait()
-        .with_context(|| format!("the watcher of {} stopped", scoped.store.root().display()))?;
+    started.watcher.wait().map_err(index_error(format!(
+        "the watcher of {} stopped",
+        scoped.store.root().display()
+    )))?;
     Ok(Exit::Ok)
 }
 

@@ -701,3 +701,40 @@ fn search_json_gave_a_hand_made_record_revision_null() {
     let after = env.run(&["search", "--json", "rust"]);
     assert_eq!(after.json()[0]["revision"], 2, "{}", after.render());
 }
+
+/// Index errors printed their cause twice ("File exists (os error 17): File
+/// exists (os error 17)"): mdindex's messages end with their cause, and the
+/// error report printed the cause again.
+#[test]
+fn index_errors_printed_their_cause_twice() {
+    let mut env = TestEnv::new();
+    env.write_record("who", "user", "A Rust developer", "Ten years of Rust.");
+    // A cache "folder" that is a file: no index can be made in it.
+    let cache = env.root().join("cache-file");
+    fs::write(&cache, "").expect("a file");
+    env.set_var("MEMCTL_CACHE_DIR", cache.display().to_string());
+    for args in [
+        &["search", "rust"][..],
+        &["reindex"],
+        &["reindex", "--check"],
+        &["watch"],
+    ] {
+        let run = env.run(args);
+        run.assert_code(5);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", run.render());
+        assert!(lines[0].starts_with("error: "), "{}", run.render());
+        assert!(
+            lines[0].contains(&cache.display().to_string()),
+            "{}",
+            run.render()
+        );
+        let cause = lines[0].rsplit(": ").next().expect("a cause");
+        assert_eq!(
+            lines[0].matches(cause).count(),
+            1,
+            "the cause {cause:?} is printed once\n{}",
+            run.render()
+        );
+    }
+}
