@@ -33,18 +33,24 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
     }
 }
 
-/// The index lines of `memctl status`.
-pub fn status_lines(store: &Store) -> anyhow::Result<String> {
-    let cache = stores::cache_dir()?;
-    let index = match Index::open_existing(store, &cache)? {
-        Ok(index) => index,
-        Err(cause) => {
-            return Ok(format!(
-                "  index: not usable yet ({cause}); the next search builds it\n"
-            ));
-        }
+/// The index lines of `memctl status`. An index that cannot be read is
+/// reported there, not as a failure of `status`, whose job is to say so.
+pub fn status_lines(store: &Store) -> String {
+    let cache = match stores::cache_dir() {
+        Ok(cache) => cache,
+        Err(e) => return format!("  index: no cache folder ({e})\n"),
     };
-    let status = index.status()?;
+    let index = match Index::open_existing(store, &cache) {
+        Ok(Ok(index)) => index,
+        Ok(Err(cause)) => {
+            return format!("  index: not usable yet ({cause}); the next search builds it\n");
+        }
+        Err(e) => return format!("  index: cannot be opened ({e})\n"),
+    };
+    let status = match index.status() {
+        Ok(status) => status,
+        Err(e) => return format!("  index: cannot be read ({e})\n"),
+    };
     let watcher = match status.watcher {
         WatcherState::Absent => {
             "none (searches compare the store with the index first)".to_string()
@@ -52,12 +58,12 @@ pub fn status_lines(store: &Store) -> anyhow::Result<String> {
         WatcherState::Starting => "starting".to_string(),
         WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
     };
-    Ok(format!(
+    format!(
         "  index: {} ({}, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
         status.path.display(),
         search::count(status.records, "record", "records"),
         status.size_bytes as f64 / 1024.0 / 1024.0,
         status.schema_version,
         status.updated_at.as_deref().unwrap_or("never"),
-    ))
+    )
 }

@@ -140,7 +140,7 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
             String::new()
         },
     );
-    out += &index_hook::status_lines(store)?;
+    out += &index_hook::status_lines(store);
     Ok(out)
 }
 

@@ -738,3 +738,26 @@ fn index_errors_printed_their_cause_twice() {
         );
     }
 }
+
+/// `status` failed with exit 5, printing no store at all, when the cache
+/// folder could not hold an index; it is the command that should say so.
+#[test]
+fn status_failed_when_the_cache_folder_was_unusable() {
+    let mut env = TestEnv::new();
+    env.write_record("who", "user", "A Rust developer", "Ten years of Rust.");
+    let cache = env.root().join("cache-file");
+    fs::write(&cache, "").expect("a file");
+    env.set_var("MEMCTL_CACHE_DIR", cache.display().to_string());
+    let run = env.run(&["status"]);
+    run.assert_success();
+    assert!(run.stdout.contains("  records: 1\n"), "{}", run.render());
+    let index = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("  index: "))
+        .unwrap_or_else(|| panic!("no index line\n{}", run.render()));
+    assert!(
+        index.contains(&cache.display().to_string()),
+        "the index line names the cache: {index}"
+    );
+}
