@@ -24,9 +24,7 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
         .filter(|s| wanted.contains(&s.scope))
         .collect();
     if stores.is_empty() {
-        return Err(Failure::bad_input("no store to search here")
-            .with_hint("run `memctl init` in your project's root, pass --store DIR, or create the global store with `memctl init --global`")
-            .into());
+        return Err(no_store_to_search(&wanted)?.into());
     }
     let cache = stores::cache_dir()?;
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
@@ -118,6 +116,22 @@ fn wanted_scopes(global: &GlobalArgs, arg: Option<SearchScope>, query: &Query) -
             query::Scope::Global => Scope::Global,
         })
         .collect()
+}
+
+/// Why none of the `wanted` stores can be searched, naming the store asked for.
+fn no_store_to_search(wanted: &[Scope]) -> anyhow::Result<Failure> {
+    Ok(match wanted {
+        [Scope::Global] => Failure::bad_input(format!(
+            "no global store to search: {} does not exist",
+            stores::global_dir()?.display()
+        ))
+        .with_hint("create it with `memctl init --global`"),
+        [Scope::Workspace] => Failure::bad_input("no workspace store to search here")
+            .with_hint("run `memctl init` in your project's root, or pass --store DIR"),
+        _ => Failure::bad_input("no store to search here").with_hint(
+            "run `memctl init` in your project's root, pass --store DIR, or create the global store with `memctl init --global`",
+        ),
+    })
 }
 
 fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {

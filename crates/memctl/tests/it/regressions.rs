@@ -761,3 +761,37 @@ fn status_failed_when_the_cache_folder_was_unusable() {
         "the index line names the cache: {index}"
     );
 }
+
+/// `search --scope global` (or `scope:global`, or `--global`) without a
+/// global store said "no store to search here" from inside a workspace store.
+#[test]
+fn searching_a_missing_global_store_said_there_was_no_store_here() {
+    let env = TestEnv::new();
+    env.write_record("who", "user", "A Rust developer", "Ten years of Rust.");
+    for args in [
+        &["search", "--scope", "global", "rust"][..],
+        &["search", "scope:global", "rust"],
+        &["search", "--global", "rust"],
+    ] {
+        let run = env.run(args);
+        run.assert_code(2);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "error: no global store to search: {} does not exist\nhint: create it with `memctl init --global`\n",
+                env.global_store().display()
+            ),
+            "{}",
+            run.render()
+        );
+    }
+    let bare = TestEnv::bare();
+    let run = bare.run(&["search", "--scope", "workspace", "rust"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .starts_with("error: no workspace store to search here\n"),
+        "{}",
+        run.render()
+    );
+}
