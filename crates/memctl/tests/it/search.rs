@@ -42,6 +42,7 @@ macro_rules! assert_search_snapshot {
 }
 pub(crate) use assert_search_snapshot;
 
+/// Used by [`assert_search_snapshot`], which other modules call too.
 pub fn add_index_filters(settings: &mut insta::Settings) {
     settings.add_filter(r#""score": [-+0-9.eE]+"#, r#""score": [SCORE]"#);
     settings.add_filter(r"\b[0-9a-f]{16}\.sqlite\b", "[HASH].sqlite");
@@ -50,7 +51,7 @@ pub fn add_index_filters(settings: &mut insta::Settings) {
 
 /// A record with `updated` set `minutes_ago` minutes back (still today), so
 /// that results which tie on relevance come out in a known order.
-pub fn dated_record(
+fn dated_record(
     id: &str,
     record_type: &str,
     description: &str,
