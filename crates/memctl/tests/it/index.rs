@@ -3,7 +3,7 @@
 //! lines of `status`.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 
@@ -69,7 +69,7 @@ fn after_damage(damage: impl FnOnce(&PathBuf)) -> String {
     again.assert_success();
     assert_eq!(again.hit_ids(), ["prefer-pytest"]);
     assert_eq!(again.stderr, "", "a sound index is not rebuilt again");
-    line
+    line.replace(&env.root().display().to_string(), "[ROOT]")
 }
 
 #[test]
@@ -133,6 +133,64 @@ fn an_index_damaged_past_its_header_still_answers_correctly() {
         assert!(run.stderr.lines().count() <= 1, "{}", run.render());
     }
     env.run(&["reindex", "--check"]).assert_success();
+}
+
+/// Whether the `sqlite3` program is installed (the tests that edit an
+/// index file in place need it); says so when it is not.
+fn sqlite_installed() -> bool {
+    let installed = std::process::Command::new("sqlite3")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        println!("sqlite3 is not installed; skipped");
+    }
+    installed
+}
+
+/// Runs `sql` on the index file with the `sqlite3` program.
+fn sqlite(index: &Path, sql: &str) {
+    let output = std::process::Command::new("sqlite3")
+        .arg(index)
+        .arg(sql)
+        .output()
+        .expect("sqlite3 runs");
+    assert!(
+        output.status.success(),
+        "sqlite3 {sql}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn an_index_of_another_schema_text_or_tokenizer_version_is_rebuilt_saying_so() {
+    if !sqlite_installed() {
+        return;
+    }
+    let mut report = String::new();
+    for sql in [
+        "UPDATE meta SET value = '0' WHERE key = 'schema_version'",
+        "UPDATE meta SET value = '1' WHERE key = 'text_version'",
+        "UPDATE meta SET value = 'porter unicode61' WHERE key = 'tokenizer'",
+        "UPDATE meta SET value = '/elsewhere/.memory' WHERE key = 'store_root'",
+        "DROP TABLE dirty",
+    ] {
+        let line = after_damage(|index| sqlite(index, sql));
+        report += &format!("{sql}:\n  {line}\n");
+    }
+    insta::assert_snapshot!(report);
+}
+
+/// An index whose meta table lost its schema version row is rebuilt, but
+/// the line says "index schema version , this memctl uses 1".
+#[test]
+#[ignore = "mdindex bug: a missing schema_version row is reported as an empty version (\"index schema version , this memctl uses 1\")"]
+fn a_missing_schema_version_is_not_reported_as_an_empty_one() {
+    if !sqlite_installed() {
+        return;
+    }
+    let line = after_damage(|index| sqlite(index, "DELETE FROM meta WHERE key = 'schema_version'"));
+    assert!(!line.contains("version ,"), "{line}");
 }
 
 /// A store with records and with files that are not records, each for a
