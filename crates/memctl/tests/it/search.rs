@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use pretty_assertions::assert_eq;
 
 use crate::env::{Run, TestEnv};
+use crate::freshness::set;
 
 /// The keys of one `--json` result, in the order SPEC §5 gives them.
 const JSON_KEYS: [&str; 12] = [
@@ -185,10 +186,6 @@ fn hits(env: &TestEnv, args: &[&str]) -> Vec<(String, String)> {
 #[track_caller]
 fn ids(env: &TestEnv, args: &[&str]) -> BTreeSet<String> {
     hits(env, args).into_iter().map(|(id, _)| id).collect()
-}
-
-fn set(ids: &[&str]) -> BTreeSet<String> {
-    ids.iter().map(|s| s.to_string()).collect()
 }
 
 #[test]
