@@ -31,6 +31,7 @@ mod search;
 pub mod snippet;
 mod status;
 mod stopwords;
+mod summaries;
 mod sync;
 pub mod text;
 mod watch;

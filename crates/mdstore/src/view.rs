@@ -65,6 +65,21 @@ impl StoreView {
         view
     }
 
+    /// A view from headers known elsewhere (a synced search index), with
+    /// the store's tombstones read from disk. Files such a source skips are
+    /// not listed in `skipped`; a write still refuses to replace one, as
+    /// it checks the target path itself.
+    pub fn from_summaries(store: &Store, summaries: Vec<Summary>) -> StoreView {
+        let mut view = StoreView::default();
+        for summary in summaries {
+            view.push(summary);
+        }
+        let (tombstones, problems) = tombstone::load_all(store.root());
+        view.tombstones = tombstones;
+        view.tombstone_problems = problems;
+        view
+    }
+
     fn push(&mut self, summary: Summary) {
         // On a case-sensitive file system two files can differ only in case;
         // the first (in path order) is the one memctl addresses, and `check`

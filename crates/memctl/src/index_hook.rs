@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use mdindex::{Index, WatcherState};
 use mdstore::Store;
+use mdstore::view::StoreView;
 
 use crate::cmd::search;
 use crate::stores;
@@ -30,6 +31,23 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
             );
             return;
         }
+    }
+}
+
+/// The header view a write plans from: from the search index when one is
+/// usable (synced first, so it matches the files now: cheap with a watcher,
+/// a stat of every file without), else from reading every header. A write
+/// never builds an index; the next search does.
+pub fn view_for_write(store: &Store) -> StoreView {
+    let from_index = || -> Option<Vec<mdstore::Summary>> {
+        let cache = stores::cache_dir().ok()?;
+        let mut index = Index::open_existing(store, &cache).ok()?.ok()?;
+        index.sync().ok()?;
+        index.summaries().ok()
+    };
+    match from_index() {
+        Some(summaries) => StoreView::from_summaries(store, summaries),
+        None => StoreView::load(store),
     }
 }
 

@@ -7,7 +7,6 @@ use std::process::Command;
 use anyhow::Context;
 use jiff::Timestamp;
 use mdstore::lock::{self, StoreLock};
-use mdstore::view::StoreView;
 use mdstore::{atomic, catalog, edit};
 
 use crate::cli::{EditArgs, GlobalArgs};
@@ -113,7 +112,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
     mdstore::write::clean_temp_files(store);
     atomic::write_file(&path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    let view = StoreView::load(store);
+    let view = index_hook::view_for_write(store);
     catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
     index_hook::after_write(store, std::slice::from_ref(&record.rel_path));
     ui.note(&format!("Saved {}.", record.id));

@@ -3,7 +3,6 @@
 use anyhow::Context;
 use jiff::Timestamp;
 use mdstore::lock::{self, StoreLock};
-use mdstore::view::StoreView;
 use mdstore::write::{self, ForgetError};
 
 use crate::cli::{ForgetArgs, GlobalArgs};
@@ -46,7 +45,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         }
     };
     let store = &scoped.store;
-    let view = StoreView::load(store);
+    let view = index_hook::view_for_write(store);
     let mut targets = Vec::new();
     for id in &args.ids {
         match view.find(id) {
@@ -103,7 +102,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         ),
         e => anyhow::Error::from(e).context("cannot take the store's write lock"),
     })?;
-    let mut view = StoreView::load(store);
+    let mut view = index_hook::view_for_write(store);
     let now = Timestamp::now();
     let mut removed = Vec::new();
     for summary in &targets {

@@ -161,7 +161,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
         } else {
             None
         };
-        let view = StoreView::load(&scoped.store);
+        let view = index_hook::view_for_write(&scoped.store);
         for item in items.iter_mut().filter(|i| i.scope == scope) {
             let plan =
                 write::plan(&scoped.store, &view, &item.candidate, &options).map_err(|e| {
@@ -318,7 +318,11 @@ fn apply_all(
         // Plans made under a lock still held stand as they are.
         let (_lock, mut view, planned_under_lock) = match held.remove(scope) {
             Some(Held { _lock, view }) => (_lock, view, true),
-            None => (lock_store(scoped)?, StoreView::load(&scoped.store), false),
+            None => (
+                lock_store(scoped)?,
+                index_hook::view_for_write(&scoped.store),
+                false,
+            ),
         };
         let mut written = Vec::new();
         for item in items
