@@ -51,9 +51,19 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
         if let Some(notice) = outcome.sync.notice() {
             ui.warn(&notice);
         }
-        hits.extend(outcome.hits.into_iter().map(|h| (scoped.scope, h)));
+        // BM25 scores depend on each store's own statistics (FTS5 floors the
+        // weight of a word found in half a small store's records), so they
+        // are made relative to each store's best before stores are merged.
+        let best = outcome.hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
+        hits.extend(outcome.hits.into_iter().map(|mut h| {
+            if best > 0.0 {
+                h.score /= best;
+            }
+            (scoped.scope, h)
+        }));
     }
-    hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+    // Ties (each store's best is 1) go to the workspace, the nearer store.
+    hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
     hits.truncate(args.limit);
 
     if args.json {

@@ -529,7 +529,6 @@ fn limit_caps_the_results() {
 /// its records contain gets FTS5's floor IDF (1e-6), so a record that is all
 /// about the word sinks below a passing mention in a larger store.
 #[test]
-#[ignore = "mdindex bug: scores are not comparable across stores; a small store's best match (IDF floored at 1e-6) ranks below a passing mention in a larger store"]
 fn a_strong_match_in_a_small_store_ranks_above_a_passing_mention_in_a_large_one() {
     let env = TestEnv::new();
     env.write_record(
