@@ -204,7 +204,10 @@ pub fn store(dir: &Path, n: usize) -> io::Result<()> {
         // A store that has existed for a while: files written moments ago
         // are "racy" (re-hashed by every search for two seconds), which a
         // benchmark of a steady store should not measure.
-        fs::File::options().write(true).open(&path)?.set_modified(a_day_ago)?;
+        fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_modified(a_day_ago)?;
     }
     Ok(())
 }
