@@ -9,6 +9,7 @@ mod check;
 mod child;
 mod common;
 mod concurrency;
+mod corpus;
 mod corruption;
 mod freshness;
 mod watcher;
