@@ -12,4 +12,5 @@ mod concurrency;
 mod corpus;
 mod corruption;
 mod freshness;
+mod search;
 mod watcher;
