@@ -13,7 +13,7 @@ use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How long a statement waits for another connection's write lock. Rebuilds
 /// hold it while they copy a new index in (seconds at 100,000 records).
@@ -35,7 +35,8 @@ const TABLES: [&str; 4] = ["meta", "docs", "dirty", "fts"];
 
 /// The schema. `docs` keeps what results show (the body for snippets); `fts`
 /// is contentless (the text is in `docs` already) and keyed by `docs.doc`.
-/// `docs_stat` covers the freshness scan, so that it never reads bodies.
+/// `docs_stat` covers the freshness scan, so that it never reads bodies;
+/// `docs_linked` finds the (usually no) symlinked records at once.
 /// `dirty` holds the paths a watcher saw change; `seq` only grows
 /// (AUTOINCREMENT), so that a sync can clear exactly the marks it has seen,
 /// and an empty `rel_path` means "compare the whole store".
@@ -59,10 +60,12 @@ fn schema_sql() -> String {
              size INTEGER NOT NULL,
              inode INTEGER NOT NULL,
              hash BLOB NOT NULL,
-             racy INTEGER NOT NULL
+             racy INTEGER NOT NULL,
+             linked INTEGER NOT NULL
          );
          CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, size, inode, racy);
          CREATE INDEX docs_updated ON docs (updated_ns);
+         CREATE INDEX docs_linked ON docs (rel_path) WHERE linked;
          CREATE TABLE dirty (seq INTEGER PRIMARY KEY AUTOINCREMENT, rel_path TEXT NOT NULL UNIQUE);
          CREATE VIRTUAL TABLE fts USING fts5 (
              id, name, description, tags, body,
@@ -393,6 +396,26 @@ mod tests {
     }
 
     #[test]
+    fn the_hot_queries_never_scan_the_docs_table() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_schema(&conn, Path::new(":memory:"), Path::new("/s"), 0).unwrap();
+        let plan = |sql: &str| -> String {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let rows = stmt.query_map([], |row| row.get::<_, String>(3)).unwrap();
+            rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
+        };
+        let stat_scan = plan("SELECT rel_path, mtime_ns, size, inode, racy FROM docs");
+        assert!(
+            stat_scan.contains("COVERING INDEX docs_stat"),
+            "{stat_scan}"
+        );
+        let linked = plan("SELECT rel_path FROM docs WHERE linked");
+        assert!(linked.contains("docs_linked"), "{linked}");
+        let by_path = plan("SELECT doc, hash FROM docs WHERE rel_path = 'a.md'");
+        assert!(by_path.contains("USING INDEX"), "{by_path}");
+    }
+
+    #[test]
     fn a_fresh_index_probes_usable() {
         let dir = tempfile::tempdir().unwrap();
         let path = fresh(dir.path());
@@ -450,8 +473,8 @@ mod tests {
         let conn = connect(&path, false).unwrap();
         for i in 0..200 {
             conn.execute(
-                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, size, inode, hash, racy)
-                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, x'', 0)",
+                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, size, inode, hash, racy, linked)
+                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, x'', 0, 0)",
                 (format!("{i}.md"), "body text ".repeat(100)),
             )
             .unwrap();

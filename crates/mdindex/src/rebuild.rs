@@ -126,7 +126,12 @@ fn build(
                 for entry in entries.iter().skip(reader).step_by(readers) {
                     // A failed send means the inserting side stopped.
                     if sender
-                        .send(store.read_entry(entry).map(rows::Prepared::new))
+                        .send(store.read_entry(entry).map(|record| {
+                            (
+                                rows::Prepared::new(record),
+                                rows::Doubts::of(store, entry, now),
+                            )
+                        }))
                         .is_err()
                     {
                         break;
@@ -136,7 +141,7 @@ fn build(
         }
         // The queues move into the inserting loop, so that however it ends
         // they are dropped, which releases readers blocked on a full queue.
-        insert_in_order(&tx, path, &entries, queues, now, &mut |done| {
+        insert_in_order(&tx, path, &entries, queues, &mut |done| {
             progress(Progress { done, total })
         })
     })?;
@@ -158,8 +163,7 @@ fn insert_in_order(
     conn: &rusqlite::Connection,
     path: &Path,
     entries: &[FileEntry],
-    queues: Vec<mpsc::Receiver<Result<rows::Prepared, Skipped>>>,
-    now: i64,
+    queues: Vec<mpsc::Receiver<Result<(rows::Prepared, rows::Doubts), Skipped>>>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<(usize, Vec<Skipped>)> {
     let mut indexed = 0;
@@ -170,9 +174,8 @@ fn insert_in_order(
             break;
         };
         match item {
-            Ok(prepared) => {
-                rows::insert(conn, entry, &prepared, rows::is_racy(entry.mtime_ns, now))
-                    .at(path)?;
+            Ok((prepared, doubts)) => {
+                rows::insert(conn, entry, &prepared, doubts).at(path)?;
                 indexed += 1;
             }
             Err(skip) => skipped.push(skip),

@@ -30,6 +30,28 @@ pub(crate) fn is_racy(mtime_ns: i64, now_ns: i64) -> bool {
     now_ns.saturating_sub(mtime_ns) < RACY_WINDOW_NS
 }
 
+/// Why a file's stat may not show its next change, so that a sync must
+/// look at its content again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Doubts {
+    /// Its mtime was too recent to trust when it was read (see [`is_racy`]).
+    pub racy: bool,
+    /// It is a symlink: its target changes without an event on its path,
+    /// so a watcher's marks never cover it.
+    pub linked: bool,
+}
+
+impl Doubts {
+    /// The doubts about `entry`, looked at when the clock read `now_ns`.
+    pub(crate) fn of(store: &mdstore::Store, entry: &FileEntry, now_ns: i64) -> Doubts {
+        Doubts {
+            racy: is_racy(entry.mtime_ns, now_ns),
+            linked: std::fs::symlink_metadata(store.root().join(&entry.rel_path))
+                .is_ok_and(|m| m.file_type().is_symlink()),
+        }
+    }
+}
+
 /// The key of a record path in the index.
 pub(crate) fn rel_key(rel_path: &Path) -> String {
     rel_path.to_string_lossy().into_owned()
@@ -168,9 +190,9 @@ pub(crate) fn insert(
     conn: &Connection,
     entry: &FileEntry,
     prepared: &Prepared,
-    racy: bool,
+    doubts: Doubts,
 ) -> rusqlite::Result<()> {
-    let doc = insert_doc(conn, entry, &prepared.record, racy, &prepared.hash)?;
+    let doc = insert_doc(conn, entry, &prepared.record, doubts, &prepared.hash)?;
     insert_fts(conn, doc, &prepared.fts)
 }
 
@@ -179,7 +201,7 @@ pub(crate) fn upsert(
     conn: &Connection,
     entry: &FileEntry,
     record: Record,
-    racy: bool,
+    doubts: Doubts,
 ) -> rusqlite::Result<Written> {
     let hash = fingerprint(&record);
     let key = rel_key(&entry.rel_path);
@@ -191,9 +213,17 @@ pub(crate) fn upsert(
         Some((doc, old_hash)) if old_hash == hash => {
             let stat = Stat::of(entry);
             conn.prepare_cached(
-                "UPDATE docs SET mtime_ns = ?2, size = ?3, inode = ?4, racy = ?5 WHERE doc = ?1",
+                "UPDATE docs SET mtime_ns = ?2, size = ?3, inode = ?4, racy = ?5, linked = ?6
+                 WHERE doc = ?1",
             )?
-            .execute((doc, stat.mtime_ns, stat.size, stat.inode, racy))?;
+            .execute((
+                doc,
+                stat.mtime_ns,
+                stat.size,
+                stat.inode,
+                doubts.racy,
+                doubts.linked,
+            ))?;
             return Ok(Written::Unchanged);
         }
         Some((doc, _)) => {
@@ -202,7 +232,7 @@ pub(crate) fn upsert(
         }
         None => Written::Added,
     };
-    insert(conn, entry, &Prepared::new(record), racy)?;
+    insert(conn, entry, &Prepared::new(record), doubts)?;
     Ok(written)
 }
 
@@ -230,7 +260,7 @@ fn insert_doc(
     conn: &Connection,
     entry: &FileEntry,
     record: &Record,
-    racy: bool,
+    doubts: Doubts,
     hash: &[u8; 32],
 ) -> rusqlite::Result<i64> {
     let meta = &record.meta;
@@ -238,8 +268,8 @@ fn insert_doc(
     let revision = meta.revision.map(|r| i64::try_from(r).unwrap_or(i64::MAX));
     conn.prepare_cached(
         "INSERT INTO docs (rel_path, id, name, type, description, tags, body, updated_ns, revision,
-                           source, mtime_ns, size, inode, hash, racy)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                           source, mtime_ns, size, inode, hash, racy, linked)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?
     .execute(rusqlite::params![
         rel_key(&entry.rel_path),
@@ -256,7 +286,8 @@ fn insert_doc(
         stat.size,
         stat.inode,
         &hash[..],
-        racy,
+        doubts.racy,
+        doubts.linked,
     ])?;
     Ok(conn.last_insert_rowid())
 }

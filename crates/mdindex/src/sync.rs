@@ -159,10 +159,16 @@ impl Index {
         if needs_compare {
             return self.sync_compare(CompareReason::WatcherRescan);
         }
+        // Symlinks change with their targets, which send no event for them.
+        let linked: Vec<String> = self
+            .conn
+            .prepare_cached("SELECT rel_path FROM docs WHERE linked")
+            .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
+            .at(&path)?;
         let mut report = SyncReport::new(SyncMode::Dirty { marks: marks.len() });
-        let Some(&(last_seq, _)) = marks.last() else {
+        if marks.is_empty() && linked.is_empty() {
             return Ok(report);
-        };
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -178,8 +184,13 @@ impl Index {
                 refresh.path(&self.store, Path::new(&below)).at(&path)?;
             }
         }
-        tx.execute("DELETE FROM dirty WHERE seq <= ?1", [last_seq])
-            .at(&path)?;
+        for rel in &linked {
+            refresh.path(&self.store, Path::new(rel)).at(&path)?;
+        }
+        if let Some(&(last_seq, _)) = marks.last() {
+            tx.execute("DELETE FROM dirty WHERE seq <= ?1", [last_seq])
+                .at(&path)?;
+        }
         finish(&tx, &path, &report)?;
         tx.commit().at(&path)?;
         Ok(report)
@@ -280,7 +291,7 @@ impl Refresh<'_> {
                 self.conn,
                 &entry,
                 record,
-                rows::is_racy(entry.mtime_ns, now),
+                rows::Doubts::of(store, &entry, now),
             )? {
                 Written::Added => self.report.added += 1,
                 Written::Updated => self.report.updated += 1,

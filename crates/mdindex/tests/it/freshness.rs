@@ -171,3 +171,23 @@ fn checkout_swapping_many_files(
     assert!(quokkas.iter().all(|id| id.starts_with("note-")));
     assert!(env.check().is_clean(), "{:?}", env.check());
 }
+
+#[cfg(unix)]
+#[rstest]
+fn edit_of_a_symlinked_record_target(
+    #[values(Keeper::Nobody, Keeper::WatcherThread, Keeper::WatcherProcess)] keeper: Keeper,
+) {
+    let env = Env::new();
+    // The target lives in a dot-folder: not a record itself, and its
+    // events are ignored; only the symlink makes it one.
+    fs::create_dir_all(env.root().join(".shared")).unwrap();
+    let target = env.root().join(".shared/deploy.md");
+    fs::write(&target, record_text("deploy", "quokka")).unwrap();
+    std::os::unix::fs::symlink(&target, env.path("deploy")).unwrap();
+    assert_eq!(env.ids("quokka"), ids(&["deploy"]));
+    let _watcher = keeper.start(&env);
+
+    overwrite_in_place(&target, &record_text("deploy", "wombat wombat"));
+    assert_eq!(search_now(&env, keeper, "wombat"), ids(&["deploy"]));
+    assert_eq!(search_now(&env, keeper, "quokka"), ids(&[]));
+}
