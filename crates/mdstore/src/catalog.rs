@@ -65,8 +65,8 @@ pub fn catalog_order(a: &Summary, b: &Summary) -> Ordering {
 }
 
 /// Renders the catalogue of `summaries` (any order) within `budget`.
-pub fn render(summaries: &[Summary], budget: Budget) -> Catalog {
-    let mut sorted: Vec<&Summary> = summaries.iter().collect();
+pub fn render<'a>(summaries: impl IntoIterator<Item = &'a Summary>, budget: Budget) -> Catalog {
+    let mut sorted: Vec<&Summary> = summaries.into_iter().collect();
     sorted.sort_by(|a, b| catalog_order(a, b));
     let lines: Vec<String> = sorted
         .iter()

@@ -449,17 +449,26 @@ pub fn plan(
 /// then use more than 90% of its budget (SPEC §3), counting every plan of a
 /// batch together.
 pub fn budget_warning_after(view: &StoreView, plans: &[&Plan]) -> Option<String> {
-    let mut projected = view.clone();
-    for plan in plans {
-        let Some(text) = &plan.new_text else { continue };
-        let meta = frontmatter::parse(text).meta;
-        projected.upsert(Summary {
-            id: plan.id.clone(),
-            rel_path: plan.rel_path.clone(),
-            meta,
-        });
-    }
-    let catalog = catalog::render(&projected.summaries, Budget::default());
+    // Borrowed, not cloned: at 100,000 records a copy of the view would
+    // double a write's memory.
+    let written: Vec<Summary> = plans
+        .iter()
+        .filter_map(|plan| {
+            let text = plan.new_text.as_ref()?;
+            Some(Summary {
+                id: plan.id.clone(),
+                rel_path: plan.rel_path.clone(),
+                meta: frontmatter::parse(text).meta,
+            })
+        })
+        .collect();
+    let replaced: std::collections::HashSet<String> =
+        written.iter().map(|s| id::id_key(&s.id)).collect();
+    let kept = view
+        .summaries
+        .iter()
+        .filter(|s| replaced.is_empty() || !replaced.contains(&id::id_key(&s.id)));
+    let catalog = catalog::render(kept.chain(&written), Budget::default());
     (catalog.budget_share() > 0.9).then(|| budget_warning(&catalog))
 }
 
