@@ -91,3 +91,18 @@ fn every_sample_record_reads_with_a_name_and_description() {
     }
     assert_eq!(lenient, 34);
 }
+
+#[test]
+fn a_parallel_walk_yields_what_a_walk_does() {
+    let (dir, store) = sample_store();
+    // Nested folders, a dot-folder and an unreadable look-alike too.
+    std::fs::create_dir_all(dir.path().join("team/deep")).expect("mkdir");
+    std::fs::write(dir.path().join("team/deep/a.md"), "# A\n").expect("write");
+    std::fs::create_dir_all(dir.path().join(".hidden")).expect("mkdir");
+    std::fs::write(dir.path().join(".hidden/b.md"), "# B\n").expect("write");
+    std::fs::write(dir.path().join("bad.md"), b"\xff\xfe").expect("write");
+    let walked: Vec<WalkItem> = store.walk().collect();
+    for threads in [0, 1, 2, 3, 7, 1000] {
+        assert_eq!(store.walk_parallel(threads), walked, "{threads} threads");
+    }
+}
