@@ -112,7 +112,7 @@ impl Index {
                 .collect()
             })
             .at(path)?;
-        for item in self.store.walk() {
+        for item in self.store.walk_parallel(crate::worker_threads()) {
             let entry = match item {
                 WalkItem::Record(entry) => entry,
                 WalkItem::Skipped(skip) => {

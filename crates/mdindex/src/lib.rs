@@ -121,6 +121,12 @@ pub fn search_store(
     })
 }
 
+/// Threads for work that splits (statting a store, reading records): one a
+/// core, at most four (beyond that the disk and the one SQLite writer bound).
+fn worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
 impl Index {
     /// Opens the index of `store` in `cache_dir` (created if needed). A
     /// missing, damaged or out-of-date index is rebuilt first, reporting

@@ -28,9 +28,6 @@ pub struct Progress {
 /// Records each reader thread prepares ahead of the inserts at most.
 const QUEUE_RECORDS: usize = 128;
 
-/// Reader threads at most.
-const MAX_READERS: usize = 4;
-
 /// Progress is reported every this many records (and at the end).
 const PROGRESS_EVERY: usize = 64;
 
@@ -88,7 +85,7 @@ fn build(
     // record) give the progress total; contents are read one at a time.
     let mut entries: Vec<FileEntry> = Vec::new();
     let mut skipped = Vec::new();
-    for item in store.walk() {
+    for item in store.walk_parallel(crate::worker_threads()) {
         match item {
             WalkItem::Record(entry) => entries.push(entry),
             WalkItem::Skipped(skip) => skipped.push(skip),
@@ -115,7 +112,7 @@ fn build(
     // do, so reader threads do them (record i on reader i mod n) while this
     // thread inserts, taking records back in order. Bounded queues keep
     // memory flat whatever the store's size.
-    let readers = thread::available_parallelism().map_or(1, |n| n.get().clamp(1, MAX_READERS));
+    let readers = crate::worker_threads();
     let (senders, queues): (Vec<_>, Vec<_>) = (0..readers)
         .map(|_| mpsc::sync_channel(QUEUE_RECORDS))
         .unzip();

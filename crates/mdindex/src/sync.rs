@@ -8,6 +8,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::thread;
 
 use mdstore::{Skipped, WalkItem};
 use rusqlite::{Connection, TransactionBehavior};
@@ -206,9 +207,19 @@ impl Index {
             .conn
             .query_row("SELECT max(seq) FROM dirty", [], |row| row.get(0))
             .at(&path)?;
-        let mut indexed = rows::load_stats(&self.conn).at(&path)?;
+        // The walk (stat calls) and the index's stats (one query) overlap.
+        let store = &self.store;
+        let (walked, indexed) = thread::scope(|scope| {
+            let walk = scope.spawn(|| store.walk_parallel(crate::worker_threads()));
+            let indexed = rows::load_stats(&self.conn);
+            let walked = walk
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (walked, indexed)
+        });
+        let mut indexed = indexed.at(&path)?;
         let mut to_read: Vec<PathBuf> = Vec::new();
-        for item in self.store.walk() {
+        for item in walked {
             match item {
                 WalkItem::Record(entry) => match indexed.remove(&rows::rel_key(&entry.rel_path)) {
                     Some(known) if known.stat == Stat::of(&entry) && !known.racy => {}
