@@ -370,6 +370,7 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
             rss(r.reindex_rss_kib)
         );
     }
+    let _ = writeln!(out, "\n{}", verdicts(rows));
     let _ = writeln!(out, "\n## Search against ripgrep (issue 3)\n");
     let _ = writeln!(
         out,
@@ -400,6 +401,36 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
         );
     }
     out
+}
+
+/// One line per target of issue 3, saying whether this run met it.
+fn verdicts(rows: &[SizeRow]) -> String {
+    let met = |ok: bool| if ok { "met" } else { "NOT met" };
+    let mut lines = Vec::new();
+    for r in rows {
+        let ratio = r.reindex.as_secs_f64() / r.floor.as_secs_f64();
+        lines.push(format!(
+            "- {} records: reindex within 1.5x of the floor: {} ({ratio:.2}x); peak RSS under 100 MiB: {}",
+            r.records,
+            met(ratio <= 1.5),
+            r.reindex_rss_kib.map_or("not measured", |k| met(k < 100 * 1024)),
+        ));
+        if let Some(rg) = r.ripgrep {
+            if r.records == 10_000 {
+                lines.push(format!(
+                    "- 10000 records: search without a watcher faster than ripgrep: {}",
+                    met(r.search_cold < rg)
+                ));
+            }
+            if r.records == 100_000 {
+                lines.push(format!(
+                    "- 100000 records: search with a watcher at least 20x faster than ripgrep: {}",
+                    met(rg.as_secs_f64() >= 20.0 * r.search_watched.as_secs_f64())
+                ));
+            }
+        }
+    }
+    format!("Targets in this run:\n\n{}", lines.join("\n"))
 }
 
 pub fn machine_description() -> String {
