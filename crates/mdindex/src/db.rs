@@ -273,35 +273,45 @@ fn read_versions(conn: &Connection, store_root: &Path) -> rusqlite::Result<Optio
             TABLES.len()
         ))));
     }
-    let meta = |key: &str| -> rusqlite::Result<String> {
-        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
-            row.get(0)
-        })
-        .optional()
-        .map(Option::unwrap_or_default)
-    };
-    let schema = meta(KEY_SCHEMA)?;
+    let mut values: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    for key in [KEY_SCHEMA, KEY_TEXT, KEY_TOKENIZER, KEY_ROOT] {
+        let value: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        match value {
+            Some(value) => values.insert(key, value),
+            None => {
+                return Ok(Some(RebuildCause::Unrecognised(format!(
+                    "its meta table has no {key}"
+                ))));
+            }
+        };
+    }
+    let mut meta = |key: &str| values.remove(key).unwrap_or_default();
+    let schema = meta(KEY_SCHEMA);
     if schema != SCHEMA_VERSION.to_string() {
         return Ok(Some(RebuildCause::SchemaVersion {
             found: schema,
             expected: SCHEMA_VERSION,
         }));
     }
-    let text_version = meta(KEY_TEXT)?;
+    let text_version = meta(KEY_TEXT);
     if text_version != text::TEXT_VERSION.to_string() {
         return Ok(Some(RebuildCause::TextVersion {
             found: text_version,
             expected: text::TEXT_VERSION,
         }));
     }
-    let tokenizer = meta(KEY_TOKENIZER)?;
+    let tokenizer = meta(KEY_TOKENIZER);
     if tokenizer != text::TOKENIZER {
         return Ok(Some(RebuildCause::Tokenizer {
             found: tokenizer,
             expected: text::TOKENIZER.to_string(),
         }));
     }
-    let root = meta(KEY_ROOT)?;
+    let root = meta(KEY_ROOT);
     let expected = store_root.to_string_lossy();
     if root != expected {
         return Ok(Some(RebuildCause::StoreRoot {
@@ -449,6 +459,12 @@ mod tests {
             cause(&path, "/store"),
             RebuildCause::SchemaVersion { .. }
         ));
+        conn.execute("DELETE FROM meta WHERE key = ?1", [KEY_SCHEMA])
+            .unwrap();
+        assert_eq!(
+            cause(&path, "/store"),
+            RebuildCause::Unrecognised("its meta table has no schema_version".into())
+        );
         drop(conn);
 
         let garbage = dir.path().join("garbage.sqlite");
