@@ -184,7 +184,6 @@ fn an_index_of_another_schema_text_or_tokenizer_version_is_rebuilt_saying_so() {
 /// An index whose meta table lost its schema version row is rebuilt, but
 /// the line says "index schema version , this memctl uses 1".
 #[test]
-#[ignore = "mdindex bug: a missing schema_version row is reported as an empty version (\"index schema version , this memctl uses 1\")"]
 fn a_missing_schema_version_is_not_reported_as_an_empty_one() {
     if !sqlite_installed() {
         return;
