@@ -13,11 +13,16 @@ use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How long a statement waits for another connection's write lock. Rebuilds
 /// hold it while they copy a new index in (seconds at 100,000 records).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Documents and tokens of the shared BM25 background (see
+/// [`insert_background`]).
+const BACKGROUND_DOCS: i64 = 100;
+const BACKGROUND_TOKENS: usize = 100;
 
 /// Bytes a write-ahead log is cut back to after a checkpoint.
 const WAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
@@ -181,6 +186,33 @@ pub(crate) fn create_schema(
     ];
     for (key, value) in rows {
         set_meta(conn, path, key, &value)?;
+    }
+    insert_background(conn, path)
+}
+
+/// Background documents: every index's BM25 statistics (its document count
+/// and average length) start from the same [`BACKGROUND_DOCS`] documents of
+/// [`BACKGROUND_TOKENS`] tokens that no query matches (rowids below zero,
+/// with no `docs` row, so they are never returned).
+///
+/// FTS5 floors the IDF of a word that most rows contain at 1e-6, so in a
+/// small store a record all about a word everyone mentions scored about 0,
+/// below a passing mention of the same word in a larger store, and the
+/// workspace and global results, merged by score, came out in the wrong
+/// order. With the shared background, IDF and length normalisation mean
+/// nearly the same in stores of any size; in a large store the background
+/// is negligible. On the retrieval evaluation (docs/RETRIEVAL.md's corpora)
+/// it left recall@5/10 and MRR@10 unchanged at 200 records and raised
+/// MRR@10 on 25- and 60-record subsets (0.964 to 1.000, 0.941 to 0.973).
+fn insert_background(conn: &Connection, path: &Path) -> Result<()> {
+    // Private-use characters: token characters to every tokenizer, and
+    // nothing a record's prepared text contains.
+    let filler = vec!["\u{E000}\u{E001}\u{E002}"; BACKGROUND_TOKENS].join(" ");
+    let mut insert = conn
+        .prepare("INSERT INTO fts (rowid, body) VALUES (?1, ?2)")
+        .at(path)?;
+    for n in 1..=BACKGROUND_DOCS {
+        insert.execute((-n, &filler)).at(path)?;
     }
     Ok(())
 }

@@ -246,3 +246,40 @@ fn the_limit_is_kept() {
     .unwrap();
     assert_eq!(outcome.hits.len(), 7);
 }
+
+#[test]
+fn scores_of_a_small_and_a_larger_store_compare() {
+    // A small store whose one record is all about the word (which every
+    // record of that store contains)...
+    let small = Env::new();
+    write_full(
+        &small,
+        "prefer-pytest",
+        "feedback",
+        "2026-01-01T00:00:00Z",
+        "",
+        "Tests use pytest, never unittest",
+        "Always pytest: pytest fixtures, pytest markers, pytest plugins.",
+    );
+    // ... against a passing mention in a larger store.
+    let large = Env::new();
+    for n in 0..20 {
+        let aside = if n == 0 {
+            " Once tried pytest in a side project."
+        } else {
+            ""
+        };
+        write_full(
+            &large,
+            &format!("note-{n:02}"),
+            "user",
+            "2026-01-01T00:00:00Z",
+            "",
+            &format!("Personal note {n}"),
+            &format!("Editors, shells, terminals and keyboard layouts, part {n}.{aside}"),
+        );
+    }
+    let strong = small.search("pytest").hits[0].score;
+    let passing = large.search("pytest").hits[0].score;
+    assert!(strong > passing, "{strong} <= {passing}");
+}
