@@ -8,7 +8,6 @@ use mdstore::Store;
 use mdstore::view::StoreView;
 
 use crate::cmd::search;
-use crate::stores;
 
 /// Tells the index that memctl itself changed these record paths, so that it
 /// never lags its own writes. An index that does not exist yet is left for
@@ -18,9 +17,7 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
     if rel_paths.is_empty() {
         return;
     }
-    let Ok(cache) = stores::cache_dir() else {
-        return;
-    };
+    let cache = mdindex::cache_dir_from_env();
     let Ok(Ok(mut index)) = Index::open_existing(store, &cache) else {
         return;
     };
@@ -40,7 +37,7 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
 /// never builds an index; the next search does.
 pub fn view_for_write(store: &Store) -> StoreView {
     let from_index = || -> Option<Vec<mdstore::Summary>> {
-        let cache = stores::cache_dir().ok()?;
+        let cache = mdindex::cache_dir_from_env();
         let mut index = Index::open_existing(store, &cache).ok()?.ok()?;
         index.sync().ok()?;
         index.summaries().ok()
@@ -54,10 +51,7 @@ pub fn view_for_write(store: &Store) -> StoreView {
 /// The index lines of `memctl status`. An index that cannot be read is
 /// reported there, not as a failure of `status`, whose job is to say so.
 pub fn status_lines(store: &Store) -> String {
-    let cache = match stores::cache_dir() {
-        Ok(cache) => cache,
-        Err(e) => return format!("  index: no cache folder ({e})\n"),
-    };
+    let cache = mdindex::cache_dir_from_env();
     let index = match Index::open_existing(store, &cache) {
         Ok(Ok(index)) => index,
         Ok(Err(cause)) => {

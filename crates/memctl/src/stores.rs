@@ -49,21 +49,6 @@ pub fn global_dir() -> anyhow::Result<PathBuf> {
     Ok(PathBuf::from(home).join(".local/share/memctl/global"))
 }
 
-/// The index cache folder: `$MEMCTL_CACHE_DIR`, else `$XDG_CACHE_HOME/memctl`,
-/// else `~/.cache/memctl`.
-pub fn cache_dir() -> anyhow::Result<PathBuf> {
-    if let Some(dir) = non_empty_env("MEMCTL_CACHE_DIR") {
-        return Ok(PathBuf::from(dir));
-    }
-    if let Some(dir) = non_empty_env("XDG_CACHE_HOME") {
-        return Ok(PathBuf::from(dir).join("memctl"));
-    }
-    let home = non_empty_env("HOME").ok_or_else(|| {
-        Failure::bad_input("cannot find the cache folder: neither MEMCTL_CACHE_DIR, XDG_CACHE_HOME nor HOME is set")
-    })?;
-    Ok(PathBuf::from(home).join(".cache/memctl"))
-}
-
 fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }

@@ -26,7 +26,7 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
     if stores.is_empty() {
         return Err(no_store_to_search(&wanted)?.into());
     }
-    let cache = stores::cache_dir()?;
+    let cache = mdindex::cache_dir_from_env();
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
     let mut hits: Vec<(Scope, Hit)> = Vec::new();
     for scoped in &stores {
@@ -219,7 +219,7 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
             .with_hint("run `memctl init` in your project's root, or pass --store DIR")
             .into());
     }
-    let cache = stores::cache_dir()?;
+    let cache = mdindex::cache_dir_from_env();
     let mut exit = Exit::Ok;
     for scoped in &stores {
         let root = scoped.store.root().display().to_string();
@@ -297,7 +297,7 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
             Failure::bad_input(format!("no {} store to watch here", scope.as_str()))
                 .with_hint("run `memctl init` in your project's root, or pass --store DIR")
         })?;
-    let cache = stores::cache_dir()?;
+    let cache = mdindex::cache_dir_from_env();
     let verbose = ui.verbose;
     let started = Watcher::start(&scoped.store, &cache, move |note| match note {
         WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
