@@ -278,6 +278,12 @@ fn killing_remember_and_forget_at_random_moments_never_tears_or_loses_a_record()
         "crash test: seed {SEED:#x}, {ITERATIONS} runs, kills within {max_delay_us} µs: {kills_mid_run} killed mid-run, \
          {completed} completed, {target_changed} changed their record, {temp_seen} times temporary files were left"
     );
+    // Kills that all land before memctl starts, or after it ends, would make
+    // this a test of ordinary writes.
+    assert!(
+        kills_mid_run > 0 && target_changed > 0,
+        "no kill landed while a write was under way ({kills_mid_run} mid-run, {target_changed} changed)"
+    );
     for i in 0..STABLE {
         assert!(
             env.store().join(format!("keep-{i}.md")).is_file(),

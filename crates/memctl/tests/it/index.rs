@@ -135,38 +135,17 @@ fn an_index_damaged_past_its_header_still_answers_correctly() {
     env.run(&["reindex", "--check"]).assert_success();
 }
 
-/// Whether the `sqlite3` program is installed (the tests that edit an
-/// index file in place need it); says so when it is not.
-fn sqlite_installed() -> bool {
-    let installed = std::process::Command::new("sqlite3")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !installed {
-        println!("sqlite3 is not installed; skipped");
-    }
-    installed
-}
-
-/// Runs `sql` on the index file with the `sqlite3` program.
+/// Runs `sql` on the index file (through rusqlite, so that no `sqlite3`
+/// program is needed).
 fn sqlite(index: &Path, sql: &str) {
-    let output = std::process::Command::new("sqlite3")
-        .arg(index)
-        .arg(sql)
-        .output()
-        .expect("sqlite3 runs");
-    assert!(
-        output.status.success(),
-        "sqlite3 {sql}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let connection = rusqlite::Connection::open(index).expect("the index opens");
+    connection
+        .execute_batch(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
 #[test]
 fn an_index_of_another_schema_text_or_tokenizer_version_is_rebuilt_saying_so() {
-    if !sqlite_installed() {
-        return;
-    }
     let mut report = String::new();
     for sql in [
         "UPDATE meta SET value = '0' WHERE key = 'schema_version'",
@@ -185,9 +164,6 @@ fn an_index_of_another_schema_text_or_tokenizer_version_is_rebuilt_saying_so() {
 /// the line says "index schema version , this memctl uses 1".
 #[test]
 fn a_missing_schema_version_is_not_reported_as_an_empty_one() {
-    if !sqlite_installed() {
-        return;
-    }
     let line = after_damage(|index| sqlite(index, "DELETE FROM meta WHERE key = 'schema_version'"));
     assert!(!line.contains("version ,"), "{line}");
 }

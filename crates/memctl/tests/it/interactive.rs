@@ -7,8 +7,6 @@ use pretty_assertions::assert_eq;
 
 use crate::env::{Run, TestEnv};
 
-const NO_SCRIPT: &str = "util-linux `script` is not installed; terminal test skipped";
-
 fn remember_args() -> Vec<&'static str> {
     vec![
         "remember",
@@ -22,21 +20,15 @@ fn remember_args() -> Vec<&'static str> {
     ]
 }
 
-fn in_terminal(env: &TestEnv, args: &[&str], keys: &str) -> Option<Run> {
-    let run = env.run_in_terminal(args, keys);
-    if run.is_none() {
-        println!("{NO_SCRIPT}");
-    }
-    run
+fn in_terminal(env: &TestEnv, args: &[&str], keys: &str) -> Run {
+    env.run_in_terminal(args, keys)
 }
 
 #[test]
 fn save_prompt_declined_writes_nothing_and_exits_3() {
     let env = TestEnv::new();
     let before = env.store_bytes();
-    let Some(run) = in_terminal(&env, &remember_args(), "n") else {
-        return;
-    };
+    let run = in_terminal(&env, &remember_args(), "n");
     run.assert_code(3);
     assert!(
         run.stdout.contains("ADD prefer-pytest"),
@@ -56,9 +48,7 @@ fn save_prompt_declined_writes_nothing_and_exits_3() {
 fn save_prompt_defaults_to_no() {
     let env = TestEnv::new();
     let before = env.store_bytes();
-    let Some(run) = in_terminal(&env, &remember_args(), "\n") else {
-        return;
-    };
+    let run = in_terminal(&env, &remember_args(), "\n");
     run.assert_code(3);
     assert_eq!(env.store_bytes(), before);
 }
@@ -66,9 +56,7 @@ fn save_prompt_defaults_to_no() {
 #[test]
 fn save_prompt_accepted_saves() {
     let env = TestEnv::new();
-    let Some(run) = in_terminal(&env, &remember_args(), "y") else {
-        return;
-    };
+    let run = in_terminal(&env, &remember_args(), "y");
     run.assert_success();
     assert!(
         run.stdout.contains("Saved prefer-pytest (revision 1)"),
@@ -91,9 +79,7 @@ fn temporary_text_warns_on_a_terminal_and_may_be_saved() {
         "Dev server port",
         "For now use port 8080.",
     ];
-    let Some(run) = in_terminal(&env, &args, "y") else {
-        return;
-    };
+    let run = in_terminal(&env, &args, "y");
     run.assert_success();
     assert!(
         run.stdout
@@ -118,9 +104,7 @@ fn a_secret_is_refused_on_a_terminal_too_without_asking() {
         "The API",
         &token,
     ];
-    let Some(run) = in_terminal(&env, &args, "y") else {
-        return;
-    };
+    let run = in_terminal(&env, &args, "y");
     run.assert_code(2);
     assert!(
         !run.stdout.contains("Save?"),
@@ -140,9 +124,7 @@ fn forget_prompt() {
         "Tests use pytest",
         "New tests use pytest.",
     );
-    let Some(declined) = in_terminal(&env, &["forget", "prefer-pytest"], "n") else {
-        return;
-    };
+    let declined = in_terminal(&env, &["forget", "prefer-pytest"], "n");
     declined.assert_code(3);
     assert!(
         declined.stdout.contains("Forget? [y/N]"),
@@ -150,9 +132,7 @@ fn forget_prompt() {
         declined.render()
     );
     assert!(env.store().join("prefer-pytest.md").is_file());
-    let Some(accepted) = in_terminal(&env, &["forget", "prefer-pytest"], "y") else {
-        return;
-    };
+    let accepted = in_terminal(&env, &["forget", "prefer-pytest"], "y");
     accepted.assert_success();
     assert!(!env.store().join("prefer-pytest.md").exists());
 }
@@ -161,9 +141,7 @@ fn forget_prompt() {
 fn a_workspace_store_is_created_at_the_git_root_after_confirmation() {
     let env = TestEnv::bare();
     std::fs::create_dir(env.work().join(".git")).expect("a fake git root");
-    let Some(declined) = in_terminal(&env, &remember_args(), "n") else {
-        return;
-    };
+    let declined = in_terminal(&env, &remember_args(), "n");
     declined.assert_code(3);
     assert!(
         declined.stdout.contains("Create a workspace store at "),
@@ -171,9 +149,7 @@ fn a_workspace_store_is_created_at_the_git_root_after_confirmation() {
         declined.render()
     );
     assert!(!env.store().exists());
-    let Some(accepted) = in_terminal(&env, &remember_args(), "yy") else {
-        return;
-    };
+    let accepted = in_terminal(&env, &remember_args(), "yy");
     accepted.assert_success();
     assert!(
         env.store().join("prefer-pytest.md").is_file(),
@@ -207,9 +183,7 @@ fi"#,
         ),
     );
     env.set_var("EDITOR", editor.display().to_string());
-    let Some(run) = in_terminal(&env, &["edit", "prefer-pytest"], "y") else {
-        return;
-    };
+    let run = in_terminal(&env, &["edit", "prefer-pytest"], "y");
     run.assert_success();
     assert!(
         run.stdout.contains("not strict YAML"),
@@ -237,9 +211,7 @@ fn an_invalid_edit_declined_is_discarded() {
     let editor = env.script("editor", r#"sed -i '/^description: /d' "$1""#);
     env.set_var("EDITOR", editor.display().to_string());
     let before = env.store_bytes();
-    let Some(run) = in_terminal(&env, &["edit", "prefer-pytest"], "n") else {
-        return;
-    };
+    let run = in_terminal(&env, &["edit", "prefer-pytest"], "n");
     run.assert_code(3);
     assert!(
         run.stdout.contains("the edit was discarded"),

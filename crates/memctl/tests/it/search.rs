@@ -261,14 +261,13 @@ fn snippets_mark_matches_with_brackets_and_no_colour_codes() {
     );
 
     // On a terminal NO_COLOR (set in every run) still gives brackets.
-    if let Some(terminal) = env.run_in_terminal(&["search", "helix"], "") {
-        terminal.assert_success();
-        assert!(
-            terminal.stdout.contains("Edits in [helix];"),
-            "{}",
-            terminal.render()
-        );
-    }
+    let terminal = env.run_in_terminal(&["search", "helix"], "");
+    terminal.assert_success();
+    assert!(
+        terminal.stdout.contains("Edits in [helix];"),
+        "{}",
+        terminal.render()
+    );
 }
 
 #[test]
