@@ -16,6 +16,31 @@ pub const TEMP_SUFFIX: &str = ".memctl-tmp";
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(dir)?;
+    let mut temp = temp_file_in(dir)?;
+    if let Ok(existing) = fs::metadata(path) {
+        temp.as_file().set_permissions(existing.permissions())?;
+    }
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// Writes `bytes` to `path` whole, only if no file is there: `Ok(false)`
+/// when one is, so an earlier file is never replaced.
+pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    let dir = parent_dir(path);
+    let mut temp = temp_file_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    match temp.persist_noclobber(path) {
+        Ok(_) => sync_dir(dir).map(|()| true),
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e.error),
+    }
+}
+
+fn temp_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".").suffix(TEMP_SUFFIX);
     // tempfile makes private (0600) files; a record is an ordinary file of
@@ -25,14 +50,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    let mut temp = builder.tempfile_in(dir)?;
-    if let Ok(existing) = fs::metadata(path) {
-        temp.as_file().set_permissions(existing.permissions())?;
-    }
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    builder.tempfile_in(dir)
 }
 
 /// Removes `path` and makes the removal durable. A missing file is not an error.
@@ -106,6 +124,20 @@ mod tests {
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o640
+        );
+    }
+
+    #[test]
+    fn write_new_file_never_replaces_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kept");
+        assert!(write_new_file(&path, b"first").unwrap());
+        assert!(!write_new_file(&path, b"second").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
         );
     }
 

@@ -2,8 +2,11 @@
 //! (SPEC §3). Derived from the records' headers, deterministic, within a
 //! fixed budget, and never silent about what it leaves out.
 
+pub mod disk;
+
 use std::cmp::Ordering;
 use std::io;
+use std::path::PathBuf;
 
 use crate::atomic;
 use crate::record::RecordType;
@@ -40,6 +43,9 @@ pub struct Catalog {
     pub lines: usize,
     pub bytes: usize,
     pub budget: Budget,
+    /// Where [`write`] kept a `MEMORY.md` that memctl did not write, before
+    /// replacing it (SPEC §3), for the caller to tell the user.
+    pub preserved: Option<PathBuf>,
 }
 
 impl Catalog {
@@ -103,13 +109,16 @@ pub fn render<'a>(summaries: impl IntoIterator<Item = &'a Summary>, budget: Budg
         listed,
         omitted,
         budget,
+        preserved: None,
     }
 }
 
-/// Regenerates `MEMORY.md` atomically from `summaries`. The caller holds the
-/// store's write lock.
+/// Regenerates `MEMORY.md` atomically from `summaries`, first keeping one
+/// that memctl did not write (see [`disk::preserve_foreign`]). The caller
+/// holds the store's write lock.
 pub fn write(store: &Store, summaries: &[Summary]) -> io::Result<Catalog> {
-    let catalog = render(summaries, Budget::default());
+    let mut catalog = render(summaries, Budget::default());
+    catalog.preserved = disk::preserve_foreign(store)?;
     let path = store.catalog_path();
     // Rewriting identical bytes would only churn mtimes and editors' buffers.
     if std::fs::read(&path).ok().as_deref() != Some(catalog.text.as_bytes()) {

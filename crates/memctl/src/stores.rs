@@ -65,16 +65,54 @@ pub fn named_workspace_dir(args: &GlobalArgs) -> Option<(PathBuf, String)> {
     Some((dir, named))
 }
 
-/// The error for a named workspace store folder that does not exist.
+/// How the user named the workspace store folder `dir`, for messages.
+pub fn named(args: &GlobalArgs, dir: &Path) -> String {
+    named_workspace_dir(args).map_or_else(|| dir.display().to_string(), |(_, named)| named)
+}
+
+/// The error for a named workspace store folder that is not a folder.
 fn no_such_store(args: &GlobalArgs, dir: &Path) -> anyhow::Error {
-    let named =
-        named_workspace_dir(args).map_or_else(|| dir.display().to_string(), |(_, named)| named);
+    let named = named(args, dir);
+    if let Err(e) = refuse_file_as_store(&named, dir) {
+        return e;
+    }
     Failure::bad_input(format!("{named}: no such folder"))
         .with_hint(format!(
             "create it with `memctl init --store {}`",
             dir.display()
         ))
         .into()
+}
+
+/// A store is a folder: refuses a file given as one (a record or
+/// `MEMORY.md`, say), and a new store named like a Markdown file, which
+/// would be mistaken for a record. `named` says how the user named `dir`.
+pub fn refuse_file_as_store(named: &str, dir: &Path) -> anyhow::Result<()> {
+    let folder_hint = || match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => format!(
+            "pass the folder that holds the records and MEMORY.md, such as --store {}",
+            parent.display()
+        ),
+        None => "pass the folder that holds the records and MEMORY.md".to_string(),
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::bad_input(format!(
+            "{named}: a file, not a folder; a store is a folder"
+        ))
+        .with_hint(folder_hint())
+        .into());
+    }
+    let markdown_name = dir
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !dir.exists() && markdown_name {
+        return Err(Failure::bad_input(format!(
+            "{named}: no such folder, and named like a Markdown file; a store is a folder"
+        ))
+        .with_hint(folder_hint())
+        .into());
+    }
+    Ok(())
 }
 
 /// The workspace store folder if one is named or found; it may not exist

@@ -113,7 +113,8 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
     atomic::write_file(&path, text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
     let view = index_hook::view_for_write(store);
-    catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
+    let catalog = catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
+    super::admin::note_preserved(ui, &catalog);
     index_hook::after_write(store, std::slice::from_ref(&record.rel_path));
     ui.note(&format!("Saved {}.", record.id));
     Ok(Exit::Ok)

@@ -103,6 +103,13 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         e => anyhow::Error::from(e).context("cannot take the store's write lock"),
     })?;
     let mut view = index_hook::view_for_write(store);
+    // Kept here, where it can be told; the rewrite of MEMORY.md below finds
+    // this copy and makes no other.
+    if let Some(kept) = mdstore::catalog::disk::preserve_foreign(store)
+        .context("cannot keep the MEMORY.md that memctl did not write")?
+    {
+        super::admin::note_preserved_at(ui, &kept);
+    }
     let now = Timestamp::now();
     let mut removed = Vec::new();
     for summary in &targets {

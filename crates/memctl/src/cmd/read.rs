@@ -1,7 +1,9 @@
 //! `memctl list` and `memctl show`.
 
+use mdstore::id::id_key;
+use mdstore::store::id_from_rel_path;
 use mdstore::view::StoreView;
-use mdstore::{Record, RecordType, Summary};
+use mdstore::{Record, RecordType, Skipped, Store, Summary, WalkItem};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, ListArgs, ShowArgs};
@@ -80,10 +82,13 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
     Ok(Exit::Ok)
 }
 
+/// Why a file named like a record is not shown.
+const NOT_A_RECORD_HINT: &str = "the file exists, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
+
 /// Finds a record by id in the stores a read covers, workspace first.
 pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore, Record)> {
     let stores = stores::read_stores(global)?;
-    for scoped in stores {
+    for scoped in &stores {
         if let Some(entry) = scoped.store.find(id) {
             let record = scoped.store.read_record(&entry.rel_path).map_err(|s| {
                 Failure::bad_input(format!(
@@ -91,13 +96,39 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
                     scoped.store.root().join(&s.rel_path).display(),
                     s.reason
                 ))
+                .with_hint(NOT_A_RECORD_HINT)
             })?;
-            return Ok((scoped, record));
+            return Ok((scoped.clone(), record));
         }
+    }
+    if let Some((scoped, skipped)) = stores
+        .iter()
+        .find_map(|scoped| skipped_record(&scoped.store, id).map(|skipped| (scoped, skipped)))
+    {
+        return Err(Failure::bad_input(format!(
+            "{}: {}",
+            scoped.store.root().join(&skipped.rel_path).display(),
+            skipped.reason
+        ))
+        .with_hint(NOT_A_RECORD_HINT)
+        .into());
     }
     Err(Failure::bad_input(format!("no record {id:?}"))
         .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
         .into())
+}
+
+/// The file that would be record `id` but is skipped (too large, a symlink
+/// leading outside the store…), so that `show` says why rather than "no
+/// record".
+fn skipped_record(store: &Store, id: &str) -> Option<Skipped> {
+    let key = id_key(id);
+    store.walk().find_map(|item| match item {
+        WalkItem::Skipped(skipped) if id_key(&id_from_rel_path(&skipped.rel_path)) == key => {
+            Some(skipped)
+        }
+        _ => None,
+    })
 }
 
 pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {

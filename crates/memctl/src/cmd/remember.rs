@@ -232,7 +232,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
                     store_of.insert(scope, stores::create(scope, &dir, ui)?);
                 }
             }
-            apply_all(&mut items, &store_of, &options, held)?;
+            apply_all(ui, &mut items, &store_of, &options, held)?;
         }
     }
     drop(stand_in);
@@ -303,6 +303,7 @@ fn set_pending(items: &mut [Item], outcome: Outcome) {
 /// Phase 2: under each store's lock, classify again and write only what
 /// still matches what was shown and confirmed.
 fn apply_all(
+    ui: &Ui,
     items: &mut [Item],
     store_of: &BTreeMap<Scope, ScopedStore>,
     options: &WriteOptions,
@@ -349,8 +350,11 @@ fn apply_all(
                     ))
                 }
                 op => {
-                    write::apply(&scoped.store, &mut view, &again)
+                    let catalog = write::apply(&scoped.store, &mut view, &again)
                         .with_context(|| format!("cannot write {}", again.rel_path.display()))?;
+                    if let Some(catalog) = catalog {
+                        super::admin::note_preserved(ui, &catalog);
+                    }
                     written.push(again.rel_path.clone());
                     Outcome::Saved {
                         revision: match op {

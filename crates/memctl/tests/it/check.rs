@@ -168,3 +168,26 @@ fn check_works_as_a_git_pre_commit_hook() {
         + &String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("broken.md:3:"), "{said}");
 }
+
+#[test]
+fn check_quiet_prints_no_summary() {
+    let env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let clean = env.run(&["check", "-q"]);
+    clean.assert_success();
+    assert_eq!((clean.stdout.as_str(), clean.stderr.as_str()), ("", ""));
+
+    env.write_store_file(
+        "untyped.md",
+        "---\nname: untyped\ndescription: No type\n---\nBody.\n",
+    );
+    let run = env.run(&["-q", "check"]);
+    run.assert_code(1);
+    assert!(run.stdout.contains("untyped.md"), "{}", run.render());
+    assert!(
+        !run.all_output().contains("records checked"),
+        "{}",
+        run.render()
+    );
+    assert!(!run.all_output().contains("hint:"), "{}", run.render());
+}

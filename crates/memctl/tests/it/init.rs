@@ -37,7 +37,11 @@ fn init_again_regenerates_memory_md_and_keeps_the_records() {
         "New tests use pytest.",
     );
     let record = env.read_store_file("prefer-pytest.md");
-    fs::write(env.store().join("MEMORY.md"), "hand edit\n").expect("file");
+    fs::write(
+        env.store().join("MEMORY.md"),
+        format!("{HEADER}\nhand edit\n"),
+    )
+    .expect("file");
     env.run(&["init"]).assert_success();
     assert_eq!(env.read_store_file("prefer-pytest.md"), record);
     assert_eq!(
@@ -342,4 +346,62 @@ fn bad_usage_exits_2() {
     }
     env.run(&["--help"]).assert_success();
     env.run(&["--version"]).assert_success();
+}
+
+#[test]
+fn store_that_is_a_file_is_named_as_such() {
+    let env = TestEnv::new();
+    let file = env.work().join("notes.txt");
+    fs::write(&file, "not a store\n").expect("file");
+    let file = file.display().to_string();
+    for args in [
+        vec!["list", "--store", &file],
+        vec!["init", "--store", &file],
+        vec![
+            "remember",
+            "--yes",
+            "--store",
+            &file,
+            "--type",
+            "project",
+            "--description",
+            "D",
+            "B.",
+        ],
+    ] {
+        let run = env.run(&args);
+        run.assert_code(2);
+        assert!(
+            run.stderr
+                .contains(&format!("--store {file}: a file, not a folder")),
+            "{}",
+            run.render()
+        );
+        assert!(!run.stderr.contains("no such folder"), "{}", run.render());
+    }
+    let status = env.run(&["status", "--store", &file]);
+    assert!(
+        status
+            .stdout
+            .contains(&format!("workspace store: {file} (a file, not a folder)")),
+        "{}",
+        status.render()
+    );
+    let run = env.run(&["check", "--store", &file]);
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn store_named_like_a_markdown_file_is_refused() {
+    let env = TestEnv::new();
+    let named = env.work().join("notes.md");
+    let run = env.run(&["init", "--store", &named.display().to_string()]);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("named like a Markdown file; a store is a folder"),
+        "{}",
+        run.render()
+    );
+    assert!(!named.exists(), "no folder was created");
 }

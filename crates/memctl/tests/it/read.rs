@@ -268,3 +268,52 @@ fn show_falls_back_to_the_global_store() {
     run.assert_success();
     assert_eq!(json_of(&run)["scope"], "global");
 }
+
+#[test]
+fn show_oversized_record_says_why() {
+    let env = TestEnv::new();
+    fs::write(
+        env.store().join("huge.md"),
+        format!(
+            "---\nname: huge\ndescription: Big\ntype: project\n---\n{}\n",
+            "x".repeat(300 * 1024)
+        ),
+    )
+    .expect("file");
+    let run = env.run(&["show", "huge"]);
+    run.assert_code(2);
+    assert_run_snapshot!(env, run);
+    assert!(
+        run.stderr.contains("huge.md: larger than 256 KiB"),
+        "{}",
+        run.render()
+    );
+    assert!(!run.stderr.contains("no record"), "{}", run.render());
+}
+
+#[test]
+fn show_record_that_is_not_text_says_why() {
+    let env = TestEnv::new();
+    fs::write(
+        env.store().join("latin1.md"),
+        b"---\nname: latin1\ndescription: caf\xe9\n---\n",
+    )
+    .expect("file");
+    fs::write(
+        env.store().join("nul.md"),
+        b"---\nname: nul\ndescription: a\0b\n---\n",
+    )
+    .expect("file");
+    for (id, why) in [
+        ("latin1", "not valid UTF-8"),
+        ("nul", "contains a NUL byte"),
+    ] {
+        let run = env.run(&["show", id]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains(&format!("{id}.md: {why}")),
+            "{}",
+            run.render()
+        );
+    }
+}

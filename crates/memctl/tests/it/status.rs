@@ -2,6 +2,7 @@
 
 use pretty_assertions::assert_eq;
 
+use crate::catalog::HEADER;
 use crate::env::{Run, TestEnv};
 
 /// The store and budget lines of `status`, without the index lines that
@@ -91,6 +92,7 @@ fn status_shows_records_left_out_of_memory_md() {
             "Body.",
         );
     }
+    env.run(&["init"]).assert_success();
     let run = env.run(&["status"]);
     run.assert_success();
     let budget = run
@@ -101,5 +103,58 @@ fn status_shows_records_left_out_of_memory_md() {
     assert!(
         budget.contains("200 of 200 lines") && budget.ends_with("; 7 records left out"),
         "{budget}"
+    );
+}
+
+/// The `  MEMORY.md: …` line of `status`.
+fn budget_line(run: &Run) -> String {
+    run.stdout
+        .lines()
+        .find(|l| l.starts_with("  MEMORY.md"))
+        .unwrap_or_else(|| panic!("a budget line: {}", run.render()))
+        .to_string()
+}
+
+#[test]
+fn status_measures_memory_md_on_disk() {
+    let env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let path = env.store().join("MEMORY.md");
+    let mut text = std::fs::read_to_string(&path).expect("MEMORY.md");
+    for i in 0..248 {
+        text += &format!("- a line added by hand, number {i}, long enough to weigh something\n");
+    }
+    std::fs::write(&path, &text).expect("MEMORY.md");
+    let run = env.run(&["status"]);
+    run.assert_success();
+    assert_eq!(
+        budget_line(&run),
+        format!(
+            "  MEMORY.md: 250 of 200 lines, {} of 25000 bytes (over the budget); out of date: 248 lines differ from what memctl would generate (`memctl check` lists them)",
+            text.len()
+        )
+    );
+}
+
+#[test]
+fn status_says_when_memory_md_is_missing_or_not_memctls() {
+    let env = TestEnv::new();
+    env.remember("a", "project", "Fact a", "A.");
+    let path = env.store().join("MEMORY.md");
+    std::fs::remove_file(&path).expect("removed");
+    let run = env.run(&["status"]);
+    let generated = format!("{HEADER}\n- [a](a.md) — Fact a\n");
+    assert_eq!(
+        budget_line(&run),
+        format!(
+            "  MEMORY.md: missing (any write, or `memctl init`, generates it: 2 of 200 lines, {} of 25000 bytes (1% of the budget))",
+            generated.len()
+        )
+    );
+    std::fs::write(&path, "# My notes\n\n## Feedback\n- [a](a.md)\n").expect("MEMORY.md");
+    let run = env.run(&["status"]);
+    assert_eq!(
+        budget_line(&run),
+        "  MEMORY.md: 4 of 200 lines, 36 of 25000 bytes (2% of the budget); not written by memctl: the next write keeps it as MEMORY.md.before-memctl and generates a new one"
     );
 }
