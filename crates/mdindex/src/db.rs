@@ -13,7 +13,7 @@ use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How long a statement waits for another connection's write lock. Rebuilds
 /// hold it while they copy a new index in (seconds at 100,000 records).
@@ -62,13 +62,14 @@ fn schema_sql() -> String {
              revision INTEGER,
              source TEXT NOT NULL,
              mtime_ns INTEGER NOT NULL,
+             ctime_ns INTEGER NOT NULL,
              size INTEGER NOT NULL,
              inode INTEGER NOT NULL,
              hash BLOB NOT NULL,
              racy INTEGER NOT NULL,
              linked INTEGER NOT NULL
          );
-         CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, size, inode, racy);
+         CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, ctime_ns, size, inode, racy);
          CREATE INDEX docs_updated ON docs (updated_ns);
          CREATE INDEX docs_linked ON docs (rel_path) WHERE linked;
          CREATE TABLE dirty (seq INTEGER PRIMARY KEY AUTOINCREMENT, rel_path TEXT NOT NULL UNIQUE);
@@ -446,7 +447,7 @@ mod tests {
             let rows = stmt.query_map([], |row| row.get::<_, String>(3)).unwrap();
             rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
         };
-        let stat_scan = plan("SELECT rel_path, mtime_ns, size, inode, racy FROM docs");
+        let stat_scan = plan("SELECT rel_path, mtime_ns, ctime_ns, size, inode, racy FROM docs");
         assert!(
             stat_scan.contains("COVERING INDEX docs_stat"),
             "{stat_scan}"
@@ -521,8 +522,8 @@ mod tests {
         let conn = connect(&path, false).unwrap();
         for i in 0..200 {
             conn.execute(
-                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, size, inode, hash, racy, linked)
-                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, x'', 0, 0)",
+                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, ctime_ns, size, inode, hash, racy, linked)
+                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, 0, x'', 0, 0)",
                 (format!("{i}.md"), "body text ".repeat(100)),
             )
             .unwrap();

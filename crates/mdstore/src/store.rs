@@ -33,6 +33,10 @@ pub struct FileEntry {
     pub size: u64,
     /// Modification time in nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
+    /// Status-change time in nanoseconds since the Unix epoch (Unix; 0
+    /// elsewhere): unlike the mtime, no program can set it back, so it
+    /// changes when `cp -p` or `touch -r` replace content and keep the mtime.
+    pub ctime_ns: i64,
     /// Inode number on Unix; 0 elsewhere.
     pub inode: u64,
 }
@@ -247,6 +251,7 @@ impl Store {
             rel_path: rel_path.to_path_buf(),
             size: meta.len(),
             mtime_ns: mtime_ns(&meta),
+            ctime_ns: ctime_ns(&meta),
             inode: inode(&meta),
         })
     }
@@ -412,6 +417,19 @@ fn mtime_ns(meta: &fs::Metadata) -> i64 {
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(unix)]
+fn ctime_ns(meta: &fs::Metadata) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ctime()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(meta.ctime_nsec())
+}
+
+#[cfg(not(unix))]
+fn ctime_ns(_meta: &fs::Metadata) -> i64 {
+    0
 }
 
 #[cfg(unix)]
