@@ -160,11 +160,14 @@ impl SystemIndex {
     pub fn rank(&self, question: &str, limit: usize) -> rusqlite::Result<Vec<usize>> {
         let (expr, short) = match self.system {
             System::Baseline => (baseline_match(question), Vec::new()),
-            System::Ours | System::OursEqualWeights => {
-                (query::parse(question).fts_match(), Vec::new())
-            }
+            System::Ours | System::OursEqualWeights => (
+                query::parse(question).ok().and_then(|q| q.fts_match()),
+                Vec::new(),
+            ),
             System::Porter => (
-                query::parse(question).fts_match_with(Stemming::None),
+                query::parse(question)
+                    .ok()
+                    .and_then(|q| q.fts_match_with(Stemming::None)),
                 Vec::new(),
             ),
             System::Trigram => trigram_terms(question),

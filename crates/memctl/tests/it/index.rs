@@ -392,3 +392,51 @@ fn searches_answer_correctly_while_another_process_rebuilds_the_index() {
     println!("{searches} searches ran during 4 rebuilds");
     env.run(&["reindex", "--check"]).assert_success();
 }
+
+#[test]
+fn unwritable_cache_folder_still_searches() {
+    let (mut env, _) = indexed_store();
+    // A file where the cache folder should be (a read-only folder does the
+    // same, except for root, who writes anyway).
+    let file = env.root().join("cache-file");
+    fs::write(&file, "not a folder").expect("a file");
+    env.set_var("MEMCTL_CACHE_DIR", file.display().to_string());
+    let run = env.run(&["search", "--json", "pytest"]);
+    run.assert_success();
+    assert_eq!(run.hit_ids(), vec!["prefer-pytest".to_string()]);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "said once\n{}", run.render());
+    assert!(
+        lines[0].contains("answered from a temporary index") && lines[0].contains("cache-file"),
+        "{}",
+        run.render()
+    );
+    env.run(&["list"]).assert_success();
+    assert_eq!(fs::read_to_string(&file).expect("the file"), "not a folder");
+}
+
+#[test]
+fn no_build_files_left_in_cache() {
+    let (env, index) = indexed_store();
+    env.run(&["reindex"]).assert_success();
+    fs::remove_file(&index).expect("the index removed");
+    env.run(&["search", "pytest"]).assert_success();
+    let cache = index.parent().expect("the cache folder");
+    let mut left: Vec<String> = fs::read_dir(cache)
+        .expect("the cache folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| !name.ends_with("-wal") && !name.ends_with("-shm"))
+        .collect();
+    left.sort();
+    let name = index
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(left, vec![name]);
+}
