@@ -440,3 +440,43 @@ fn no_build_files_left_in_cache() {
         .into_owned();
     assert_eq!(left, vec![name]);
 }
+
+#[test]
+fn symlinked_folder_outside_store_is_reported() {
+    let env = TestEnv::new();
+    env.write_record("kept", "project", "Kept inside", "Inside body.");
+    let outside = env.work().join("shared-notes");
+    fs::create_dir_all(&outside).expect("a folder outside");
+    fs::write(
+        outside.join("far.md"),
+        "---\nname: far\ndescription: Far away\ntype: project\n---\nOUTSIDE-BODY\n",
+    )
+    .expect("a record outside");
+    std::os::unix::fs::symlink(&outside, env.store().join("shared")).expect("a symlink");
+
+    let list = env.run(&["list"]);
+    list.assert_success();
+    assert!(
+        list.stderr.contains("shared") && list.stderr.contains("outside the store"),
+        "{}",
+        list.render()
+    );
+    assert!(!list.stdout.contains("far"), "{}", list.render());
+    let check = env.run(&["check"]);
+    check.assert_code(1);
+    assert!(
+        check
+            .stdout
+            .contains("shared: error: a symlink that leads outside the store"),
+        "{}",
+        check.render()
+    );
+    let reindex = env.run(&["reindex"]);
+    reindex.assert_success();
+    assert!(
+        reindex.stdout.contains("skipped 1") && reindex.stdout.contains("outside the store"),
+        "{}",
+        reindex.render()
+    );
+    env.run(&["search", "OUTSIDE"]).assert_code(1);
+}
