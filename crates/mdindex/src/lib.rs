@@ -22,7 +22,6 @@ assert!(outcome.rebuilt.is_some()); // the first use builds the index
 mod check;
 mod db;
 mod error;
-pub mod eval;
 mod liveness;
 mod location;
 pub mod query;
@@ -31,7 +30,7 @@ mod rows;
 mod search;
 pub mod snippet;
 mod status;
-mod stopwords;
+pub mod stopwords;
 mod summaries;
 mod sync;
 pub mod text;

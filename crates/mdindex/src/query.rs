@@ -207,7 +207,7 @@ impl Query {
     }
 
     /// [`Query::fts_match`] for an index prepared with `stemming`.
-    pub(crate) fn fts_match_with(&self, stemming: Stemming) -> Option<String> {
+    pub fn fts_match_with(&self, stemming: Stemming) -> Option<String> {
         let render = |term| render(term, stemming);
         let must: Vec<String> = self.must.iter().map(render).collect();
         let should: Vec<String> = self.should.iter().map(render).collect();

@@ -1,4 +1,4 @@
-//! The retrieval evaluation (`examples/retrieval_eval.rs`, docs/RETRIEVAL.md
+//! The retrieval evaluation (`src/bin/retrieval_eval.rs`, docs/RETRIEVAL.md
 //! and docs/SEARCH-LANGUAGES.md): generated English and Chinese memories and
 //! questions with known answers, ranked by our index and by alternatives
 //! built in the same run.
@@ -14,9 +14,9 @@ use rusqlite::Connection;
 
 pub use generate::{Corpus, Doc, Question};
 
-use crate::query;
-use crate::stopwords;
-use crate::text::{self, Segment, Stemming};
+use mdindex::query;
+use mdindex::stopwords;
+use mdindex::text::{self, Segment, Stemming};
 
 /// The English and the Chinese corpus; `share` (0 to 1) of the possible
 /// records are generated.
