@@ -57,8 +57,7 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
             Some(why) if !said_temporary => {
                 said_temporary = true;
                 ui.warn(&format!(
-                    "cannot use the index in {} ({why}); answered from a temporary index",
-                    cache.display()
+                    "the index cannot be kept in the cache folder ({why}); answered from a temporary index"
                 ));
             }
             Some(_) => {}
