@@ -248,13 +248,13 @@ impl Index {
         // next check sees a difference and reopens, which is harmless.
         let identity = FileIdentity::of(&paths.db);
         match db::probe(&paths.db, store.root())? {
-            Ok(conn) => Ok(Index {
+            db::Probed::Usable(conn) => Ok(Index {
                 store: store.clone(),
                 paths: paths.clone(),
                 conn,
                 identity,
             }),
-            Err(cause) => Err(Error::Unusable {
+            db::Probed::Rebuild(cause) => Err(Error::Unusable {
                 path: paths.db.clone(),
                 cause,
             }),

@@ -33,8 +33,8 @@ pub struct Hit {
     /// Serialized with the matches in `[` `]`.
     #[serde(serialize_with = "bracketed")]
     pub snippet: Snippet,
-    /// Relevance, positive, higher is better; comparable across stores, so
-    /// that results of several stores merge by it. For a query of filters
+    /// Relevance, positive, higher is better; [`merge_ranked`] makes it
+    /// relative to the best hit of its store (1). For a query of filters
     /// only it falls with age (`1 / (1 + age in days)`).
     pub score: f64,
     /// RFC 3339, UTC.
