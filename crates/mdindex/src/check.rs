@@ -99,15 +99,16 @@ impl Index {
         }
         let mut indexed: HashMap<String, (Stat, Vec<u8>)> = self
             .conn
-            .prepare("SELECT rel_path, mtime_ns, size, inode, hash FROM docs")
+            .prepare("SELECT rel_path, mtime_ns, ctime_ns, size, inode, hash FROM docs")
             .and_then(|mut stmt| {
                 stmt.query_map([], |row| {
                     let stat = Stat {
                         mtime_ns: row.get(1)?,
-                        size: row.get(2)?,
-                        inode: row.get(3)?,
+                        ctime_ns: row.get(2)?,
+                        size: row.get(3)?,
+                        inode: row.get(4)?,
                     };
-                    Ok((row.get(0)?, (stat, row.get(4)?)))
+                    Ok((row.get(0)?, (stat, row.get(5)?)))
                 })?
                 .collect()
             })

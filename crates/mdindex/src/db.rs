@@ -13,7 +13,7 @@ use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How long a statement waits for another connection's write lock. Rebuilds
 /// hold it while they copy a new index in (seconds at 100,000 records).
@@ -62,13 +62,14 @@ fn schema_sql() -> String {
              revision INTEGER,
              source TEXT NOT NULL,
              mtime_ns INTEGER NOT NULL,
+             ctime_ns INTEGER NOT NULL,
              size INTEGER NOT NULL,
              inode INTEGER NOT NULL,
              hash BLOB NOT NULL,
              racy INTEGER NOT NULL,
              linked INTEGER NOT NULL
          );
-         CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, size, inode, racy);
+         CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, ctime_ns, size, inode, racy);
          CREATE INDEX docs_updated ON docs (updated_ns);
          CREATE INDEX docs_linked ON docs (rel_path) WHERE linked;
          CREATE TABLE dirty (seq INTEGER PRIMARY KEY AUTOINCREMENT, rel_path TEXT NOT NULL UNIQUE);
@@ -230,6 +231,15 @@ pub(crate) fn get_meta(conn: &Connection, path: &Path, key: &str) -> Result<Opti
         .at(path)
 }
 
+/// What probing an index file found.
+#[derive(Debug)]
+pub(crate) enum Probed {
+    /// Open, and usable as it is.
+    Usable(Connection),
+    /// It must be (re)built first, and why.
+    Rebuild(RebuildCause),
+}
+
 /// What an index file is, as a SQLite file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum FileState {
@@ -244,9 +254,9 @@ pub(crate) enum FileState {
 /// opening it and reading its schema.
 pub(crate) fn file_state(path: &Path) -> Result<FileState> {
     Ok(match open_checked(path)? {
-        Err(RebuildCause::Missing) => FileState::Missing,
-        Err(RebuildCause::Damaged(detail)) => FileState::Damaged(detail),
-        Err(_) | Ok(_) => FileState::Sound,
+        Probed::Rebuild(RebuildCause::Missing) => FileState::Missing,
+        Probed::Rebuild(RebuildCause::Damaged(detail)) => FileState::Damaged(detail),
+        Probed::Rebuild(_) | Probed::Usable(_) => FileState::Sound,
     })
 }
 
@@ -255,25 +265,27 @@ pub(crate) fn file_state(path: &Path) -> Result<FileState> {
 /// the meta rows): damage deeper in the file shows up as [`Error::Corrupt`]
 /// at first use, and `PRAGMA quick_check`, which reads every page, runs only
 /// in [`crate::Index::check`].
-pub(crate) fn probe(path: &Path, store_root: &Path) -> Result<Result<Connection, RebuildCause>> {
+pub(crate) fn probe(path: &Path, store_root: &Path) -> Result<Probed> {
     let conn = match open_checked(path)? {
-        Ok(conn) => conn,
-        Err(cause) => return Ok(Err(cause)),
+        Probed::Usable(conn) => conn,
+        rebuild => return Ok(rebuild),
     };
-    match read_versions(&conn, store_root) {
-        Ok(None) => Ok(Ok(conn)),
-        Ok(Some(cause)) => Ok(Err(cause)),
-        Err(e) if is_damage(&e) => Ok(Err(RebuildCause::Damaged(e.to_string()))),
-        Err(e) => Ok(Err(RebuildCause::Unrecognised(e.to_string()))),
-    }
+    Ok(match read_versions(&conn, store_root) {
+        Ok(None) => Probed::Usable(conn),
+        Ok(Some(cause)) => Probed::Rebuild(cause),
+        Err(e) if is_damage(&e) => Probed::Rebuild(RebuildCause::Damaged(e.to_string())),
+        Err(e) => Probed::Rebuild(RebuildCause::Unrecognised(e.to_string())),
+    })
 }
 
 /// Checks the header, opens the file in live mode and reads its schema.
-fn open_checked(path: &Path) -> Result<Result<Connection, RebuildCause>> {
+fn open_checked(path: &Path) -> Result<Probed> {
     match check_header(path) {
         Ok(None) => {}
-        Ok(Some(cause)) => return Ok(Err(cause)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Err(RebuildCause::Missing)),
+        Ok(Some(cause)) => return Ok(Probed::Rebuild(cause)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Probed::Rebuild(RebuildCause::Missing));
+        }
         Err(e) => return Err(Error::io(path, e)),
     }
     let opened = connect(path, false).and_then(|conn| {
@@ -283,8 +295,8 @@ fn open_checked(path: &Path) -> Result<Result<Connection, RebuildCause>> {
         Ok(conn)
     });
     match opened {
-        Ok(conn) => Ok(Ok(conn)),
-        Err(Error::Corrupt { detail, .. }) => Ok(Err(RebuildCause::Damaged(detail))),
+        Ok(conn) => Ok(Probed::Usable(conn)),
+        Err(Error::Corrupt { detail, .. }) => Ok(Probed::Rebuild(RebuildCause::Damaged(detail))),
         Err(e) => Err(e),
     }
 }
@@ -395,6 +407,13 @@ fn check_header(path: &Path) -> io::Result<Option<RebuildCause>> {
 mod tests {
     use super::*;
 
+    fn rebuild_cause(probed: Probed) -> RebuildCause {
+        match probed {
+            Probed::Rebuild(cause) => cause,
+            Probed::Usable(_) => panic!("usable"),
+        }
+    }
+
     fn fresh(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("i.sqlite");
         let conn = connect(&path, true).unwrap();
@@ -446,7 +465,7 @@ mod tests {
             let rows = stmt.query_map([], |row| row.get::<_, String>(3)).unwrap();
             rows.map(Result::unwrap).collect::<Vec<_>>().join("; ")
         };
-        let stat_scan = plan("SELECT rel_path, mtime_ns, size, inode, racy FROM docs");
+        let stat_scan = plan("SELECT rel_path, mtime_ns, ctime_ns, size, inode, racy FROM docs");
         assert!(
             stat_scan.contains("COVERING INDEX docs_stat"),
             "{stat_scan}"
@@ -461,13 +480,16 @@ mod tests {
     fn a_fresh_index_probes_usable() {
         let dir = tempfile::tempdir().unwrap();
         let path = fresh(dir.path());
-        assert!(probe(&path, Path::new("/store")).unwrap().is_ok());
+        assert!(matches!(
+            probe(&path, Path::new("/store")).unwrap(),
+            Probed::Usable(_)
+        ));
     }
 
     #[test]
     fn probe_names_why_an_index_cannot_be_used() {
         let dir = tempfile::tempdir().unwrap();
-        let cause = |path: &Path, root: &str| probe(path, Path::new(root)).unwrap().unwrap_err();
+        let cause = |path: &Path, root: &str| rebuild_cause(probe(path, Path::new(root)).unwrap());
 
         assert_eq!(
             cause(&dir.path().join("none.sqlite"), "/store"),
@@ -521,8 +543,8 @@ mod tests {
         let conn = connect(&path, false).unwrap();
         for i in 0..200 {
             conn.execute(
-                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, size, inode, hash, racy, linked)
-                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, x'', 0, 0)",
+                "INSERT INTO docs (rel_path, id, name, description, tags, body, source, mtime_ns, ctime_ns, size, inode, hash, racy, linked)
+                 VALUES (?1, 'x', 'x', 'x', '[]', ?2, 'user', 0, 0, 0, 0, x'', 0, 0)",
                 (format!("{i}.md"), "body text ".repeat(100)),
             )
             .unwrap();
@@ -538,7 +560,7 @@ mod tests {
             .set_len(len / 2)
             .unwrap();
         assert!(matches!(
-            probe(&path, Path::new("/store")).unwrap().unwrap_err(),
+            rebuild_cause(probe(&path, Path::new("/store")).unwrap()),
             RebuildCause::Damaged(_)
         ));
     }

@@ -1,18 +1,30 @@
 //! What can go wrong with an index, each naming the file concerned.
+//!
+//! A message holds its cause's text, and the cause is not also offered as
+//! [`std::error::Error::source`]: an error report that prints the chain
+//! (anyhow's) would otherwise print it twice.
 
 use std::io;
 use std::path::PathBuf;
 
-/// An index error. Every variant names the file it is about.
+use crate::db::RebuildCause;
+use crate::query::QueryError;
+
+/// An index error. Every variant but [`Error::Query`] names the file it is about.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// SQLite failed on the index file.
-    #[error("index {path}: {source}")]
+    #[error("index {path}: {cause}")]
     Sqlite {
         path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
+        cause: rusqlite::Error,
     },
+    /// [`crate::Index::open_existing`] found no index it can use as it is.
+    #[error("index {path} cannot be used as it is: {cause}")]
+    Unusable { path: PathBuf, cause: RebuildCause },
+    /// The query cannot be searched for.
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// The index file proved unreadable as a database while in use (not at
     /// open): the caller rebuilds it (see [`Error::is_corrupt`]).
     #[error("index {path} is corrupt: {detail}")]
@@ -24,22 +36,14 @@ pub enum Error {
         waited: std::time::Duration,
     },
     /// A file or folder could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
+    #[error("{path}: {cause}")]
+    Io { path: PathBuf, cause: io::Error },
     /// `memctl watch` found another watcher holding the store's watch lock.
     #[error("a watcher already runs for {store} (it holds {lock})")]
     WatcherRunning { store: PathBuf, lock: PathBuf },
     /// The file watcher could not be started.
-    #[error("cannot watch {path}: {source}")]
-    Watch {
-        path: PathBuf,
-        #[source]
-        source: notify::Error,
-    },
+    #[error("cannot watch {path}: {cause}")]
+    Watch { path: PathBuf, cause: notify::Error },
     /// The watcher's event stream ended without being asked to stop.
     #[error("the watcher of {store} stopped: {detail}")]
     WatcherStopped { store: PathBuf, detail: String },
@@ -58,8 +62,8 @@ impl Error {
     pub fn is_busy(&self) -> bool {
         use rusqlite::ErrorCode;
         match self {
-            Error::Sqlite { source, .. } => matches!(
-                source.sqlite_error_code(),
+            Error::Sqlite { cause, .. } => matches!(
+                cause.sqlite_error_code(),
                 Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
             ),
             Error::Locked { .. } => true,
@@ -67,23 +71,45 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Error {
+    /// Whether the error comes from the cache folder itself rather than
+    /// from the index in it or from the store: it cannot be created,
+    /// written or read (a read-only home, a full disk, a file where the
+    /// folder should be). A temporary index elsewhere can still answer.
+    pub fn is_cache_unusable(&self, cache_dir: &std::path::Path) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            Error::Io { path, .. } => path.starts_with(cache_dir),
+            Error::Sqlite { cause, .. } => matches!(
+                cause.sqlite_error_code(),
+                Some(
+                    ErrorCode::CannotOpen
+                        | ErrorCode::ReadOnly
+                        | ErrorCode::DiskFull
+                        | ErrorCode::SystemIoFailure
+                        | ErrorCode::PermissionDenied
+                )
+            ),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, cause: io::Error) -> Error {
         Error::Io {
             path: path.into(),
-            source,
+            cause,
         }
     }
 
     /// Wraps a SQLite error, telling damage to the file apart from other failures.
-    pub(crate) fn sqlite(path: impl Into<PathBuf>, source: rusqlite::Error) -> Error {
+    pub(crate) fn sqlite(path: impl Into<PathBuf>, cause: rusqlite::Error) -> Error {
         let path = path.into();
-        if is_damage(&source) {
+        if is_damage(&cause) {
             Error::Corrupt {
                 path,
-                detail: source.to_string(),
+                detail: cause.to_string(),
             }
         } else {
-            Error::Sqlite { path, source }
+            Error::Sqlite { path, cause }
         }
     }
 }
@@ -105,5 +131,32 @@ pub(crate) trait SqliteContext<T> {
 impl<T> SqliteContext<T> for rusqlite::Result<T> {
     fn at(self, path: &std::path::Path) -> Result<T> {
         self.map_err(|e| Error::sqlite(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every message of the chain, as an error report prints them.
+    fn report(err: &dyn std::error::Error) -> String {
+        let mut parts = vec![err.to_string()];
+        let mut cause = err.source();
+        while let Some(next) = cause {
+            parts.push(next.to_string());
+            cause = next.source();
+        }
+        parts.join(": ")
+    }
+
+    #[test]
+    fn error_prints_its_cause_once() {
+        let io = Error::io("/cache/x.sqlite", io::Error::other("disk full"));
+        assert_eq!(report(&io), "/cache/x.sqlite: disk full");
+        let sqlite = Error::sqlite(
+            "/cache/x.sqlite",
+            rusqlite::Error::InvalidParameterName("p".into()),
+        );
+        assert_eq!(report(&sqlite).matches("Invalid parameter name").count(), 1);
     }
 }

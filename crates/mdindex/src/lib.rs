@@ -12,7 +12,8 @@ std::fs::write(
     "---\nname: prefer-pytest\ndescription: Tests use pytest\ntype: feedback\n---\nUse pytest.\n",
 ).unwrap();
 let cache = dir.path().join("cache");
-let outcome = mdindex::search_store(&store, &cache, &query::parse("pytest"), 10, &[], &mut |_| {}).unwrap();
+let query = query::parse("pytest").unwrap();
+let outcome = mdindex::search_store(&store, &cache, &query, 10, &[], &mut |_| {}).unwrap();
 assert!(outcome.rebuilt.is_some()); // the first use builds the index
 ```
 */
@@ -21,7 +22,6 @@ assert!(outcome.rebuilt.is_some()); // the first use builds the index
 mod check;
 mod db;
 mod error;
-pub mod eval;
 mod liveness;
 mod location;
 pub mod query;
@@ -30,7 +30,7 @@ mod rows;
 mod search;
 pub mod snippet;
 mod status;
-mod stopwords;
+pub mod stopwords;
 mod summaries;
 mod sync;
 pub mod text;
@@ -48,12 +48,12 @@ pub use error::{Error, Result};
 pub use liveness::WatcherState;
 pub use location::{IndexPaths, cache_dir_from_env};
 pub use rebuild::{Progress, RebuildReport};
-pub use search::Hit;
+pub use search::{Hit, merge_ranked};
 pub use status::IndexStatus;
 pub use sync::{CompareReason, SyncMode, SyncReport};
 pub use watch::{Started, WatchNote, Watcher};
 
-use liveness::HeldLock;
+use liveness::BuildLock;
 use location::FileIdentity;
 use query::Query;
 
@@ -84,13 +84,44 @@ pub struct SearchOutcome {
     pub rebuilt: Option<RebuildReport>,
     /// How the index was brought up to date with the files first.
     pub sync: SyncReport,
+    /// Present when the index in the cache folder could not be used or
+    /// written (a read-only home, a full disk, the folder a file): the
+    /// answer came from a temporary index, built for this search and
+    /// deleted after it. Say so.
+    pub temporary_index: Option<Error>,
 }
 
 /// Opens the index of `store` (building it if missing, damaged or out of
 /// date), brings it up to date with the files as they are now, and runs
-/// `query`. Damage found mid-way rebuilds the index and runs it again.
-/// `progress` is called only while a rebuild reads records.
+/// `query`. Damage found mid-way rebuilds the index and runs it again; a
+/// cache folder that cannot be used gives way to a temporary index (see
+/// [`SearchOutcome::temporary_index`]). `progress` is called only while a
+/// rebuild reads records. A query that would select every record is
+/// [`query::QueryError::NothingToSearch`].
 pub fn search_store(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    types: &[RecordType],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
+    query.ensure_selective(types)?;
+    match search_in(store, cache_dir, query, limit, types, progress) {
+        Err(e) if e.is_cache_unusable(cache_dir) => {
+            let temporary = tempfile::Builder::new()
+                .prefix("memctl-index-")
+                .tempdir()
+                .map_err(|io| Error::io(std::env::temp_dir(), io))?;
+            let mut outcome = search_in(store, temporary.path(), query, limit, types, progress)?;
+            outcome.temporary_index = Some(e);
+            Ok(outcome)
+        }
+        other => other,
+    }
+}
+
+fn search_in(
     store: &Store,
     cache_dir: &Path,
     query: &Query,
@@ -118,6 +149,7 @@ pub fn search_store(
         hits,
         rebuilt,
         sync,
+        temporary_index: None,
     })
 }
 
@@ -146,22 +178,25 @@ impl Index {
         paths: IndexPaths,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Opened> {
-        if let Ok(index) = Index::probe(store, &paths)? {
-            return Ok(Opened {
-                index,
-                rebuilt: None,
-            });
-        }
-        let _building = HeldLock::take(&paths.build_lock)?;
-        // Probed again under the lock: whoever held it may have rebuilt.
-        let cause = match Index::probe(store, &paths)? {
-            Ok(index) => {
-                return Ok(Opened {
+        match Index::probe(store, &paths) {
+            Err(Error::Unusable { .. }) => {}
+            found => {
+                return found.map(|index| Opened {
                     index,
                     rebuilt: None,
                 });
             }
-            Err(cause) => cause,
+        }
+        let _building = BuildLock::take(&paths.build_lock)?;
+        // Probed again under the lock: whoever held it may have rebuilt.
+        let cause = match Index::probe(store, &paths) {
+            Err(Error::Unusable { cause, .. }) => cause,
+            found => {
+                return found.map(|index| Opened {
+                    index,
+                    rebuilt: None,
+                });
+            }
         };
         let report = rebuild::rebuild(store, &paths, cause, progress)?;
         Ok(Opened {
@@ -171,9 +206,9 @@ impl Index {
     }
 
     /// Opens the index only if it can be used as it is; never builds or
-    /// changes anything (for `reindex --check` and `status`). `Ok(Err(cause))`
-    /// says why it cannot be used.
-    pub fn open_existing(store: &Store, cache_dir: &Path) -> Result<Result<Index, RebuildCause>> {
+    /// changes anything (for `reindex --check` and `status`).
+    /// [`Error::Unusable`] says why it cannot be used.
+    pub fn open_existing(store: &Store, cache_dir: &Path) -> Result<Index> {
         Index::probe(store, &IndexPaths::new(cache_dir, store))
     }
 
@@ -185,7 +220,7 @@ impl Index {
         cause: RebuildCause,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<RebuildReport> {
-        let _building = HeldLock::take(&self.paths.build_lock)?;
+        let _building = BuildLock::take(&self.paths.build_lock)?;
         // Our own connection must not hold a damaged file open while it is
         // deleted and replaced.
         let placeholder =
@@ -206,24 +241,34 @@ impl Index {
         &self.paths
     }
 
-    /// Opens the index at `paths` if it is usable as it is.
-    fn probe(store: &Store, paths: &IndexPaths) -> Result<Result<Index, RebuildCause>> {
+    /// Opens the index at `paths` if it is usable as it is, else
+    /// [`Error::Unusable`].
+    fn probe(store: &Store, paths: &IndexPaths) -> Result<Index> {
         // Taken before opening: if the file is replaced in between, the
         // next check sees a difference and reopens, which is harmless.
         let identity = FileIdentity::of(&paths.db);
-        Ok(db::probe(&paths.db, store.root())?.map(|conn| Index {
-            store: store.clone(),
-            paths: paths.clone(),
-            conn,
-            identity,
-        }))
+        match db::probe(&paths.db, store.root())? {
+            db::Probed::Usable(conn) => Ok(Index {
+                store: store.clone(),
+                paths: paths.clone(),
+                conn,
+                identity,
+            }),
+            db::Probed::Rebuild(cause) => Err(Error::Unusable {
+                path: paths.db.clone(),
+                cause,
+            }),
+        }
     }
 
     /// Opens the index just built; anything but a usable file is an error.
     fn probe_rebuilt(store: &Store, paths: &IndexPaths) -> Result<Index> {
-        Index::probe(store, paths)?.map_err(|cause| Error::Corrupt {
-            path: paths.db.clone(),
-            detail: format!("unusable right after a rebuild: {cause}"),
+        Index::probe(store, paths).map_err(|e| match e {
+            Error::Unusable { path, cause } => Error::Corrupt {
+                path,
+                detail: format!("unusable right after a rebuild: {cause}"),
+            },
+            e => e,
         })
     }
 

@@ -22,7 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::location::IndexPaths;
+use crate::location::{FileIdentity, IndexPaths};
 
 /// The file-name prefix of sync cookies.
 pub(crate) const COOKIE_PREFIX: &str = ".memctl-cookie-";
@@ -84,6 +84,41 @@ impl HeldLock {
         let file = open_lock_file(path)?;
         file.lock().map_err(|e| Error::io(path, e))?;
         Ok(HeldLock { _file: file })
+    }
+}
+
+/// The lock a rebuild holds, on a file removed when the lock is released,
+/// so that no empty lock files pile up in the cache folder.
+#[derive(Debug)]
+pub(crate) struct BuildLock {
+    path: PathBuf,
+    _file: File,
+}
+
+impl BuildLock {
+    /// Takes the lock, waiting for the current holder as long as it takes.
+    /// A holder removes the file before releasing it, so a lock got on a
+    /// file no longer at `path` guards nothing: it is taken again.
+    pub(crate) fn take(path: &Path) -> Result<BuildLock> {
+        loop {
+            let file = open_lock_file(path)?;
+            file.lock().map_err(|e| Error::io(path, e))?;
+            let current = FileIdentity::of(path);
+            if current.is_some() && current == FileIdentity::of_open(&file) {
+                return Ok(BuildLock {
+                    path: path.to_path_buf(),
+                    _file: file,
+                });
+            }
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        // Removed while still held; a failure leaves an empty file that
+        // the next holder reuses and removes.
+        let _ = fs::remove_file(&self.path);
     }
 }
 

@@ -77,24 +77,37 @@ pub(crate) struct FileIdentity {
 }
 
 impl FileIdentity {
-    #[cfg(unix)]
     pub(crate) fn of(path: &Path) -> Option<FileIdentity> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| FileIdentity::from_metadata(&m))
+    }
+
+    /// The identity of a file already open.
+    pub(crate) fn of_open(file: &std::fs::File) -> Option<FileIdentity> {
+        file.metadata()
+            .ok()
+            .map(|m| FileIdentity::from_metadata(&m))
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(meta: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).ok().map(|m| FileIdentity {
-            device: m.dev(),
-            inode: m.ino(),
-        })
+        FileIdentity {
+            device: meta.dev(),
+            inode: meta.ino(),
+        }
     }
 
     /// Without inode numbers only a deleted file is noticed; a rebuild that
     /// replaces the file leaves a whole-store mark in it, so the next search
     /// compares everything anyway.
     #[cfg(not(unix))]
-    pub(crate) fn of(path: &Path) -> Option<FileIdentity> {
-        std::fs::metadata(path).ok().map(|_| FileIdentity {
+    fn from_metadata(_meta: &std::fs::Metadata) -> FileIdentity {
+        FileIdentity {
             device: 0,
             inode: 0,
-        })
+        }
     }
 }
 

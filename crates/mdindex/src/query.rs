@@ -5,10 +5,14 @@
 //!   nothing else;
 //! - `+word` and `"exact phrase"` must match; `-word` and `-"phrase"` must not;
 //! - `word*` matches words starting with `word`;
-//! - `type:T`, `tag:X` and `scope:global|workspace|all` filter;
+//! - `type:T`, `tag:X` and `scope:global|workspace|all` filter; a `type:` or
+//!   `scope:` value that is none of these is an error naming the allowed ones;
 //! - everything else is text: FTS5 operators, punctuation and unbalanced
 //!   quotes are separators, and every term reaches FTS5 as a quoted string,
 //!   so no input is a syntax error.
+//!
+//! A query that selects nothing (no word, no phrase, no filter: `*`, `(`)
+//! parses, but searching with it is [`QueryError::NothingToSearch`].
 //!
 //! Words are stemmed and CJK runs cut into bigrams exactly as
 //! [`crate::text::index_text`] does for the index.
@@ -63,8 +67,27 @@ pub struct Query {
     pub exclude: Vec<Term>,
 }
 
-/// Parses anything a user types; never fails.
-pub fn parse(input: &str) -> Query {
+/// What is wrong with a query.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// No word, phrase, exclusion or filter: every record would match.
+    #[error("nothing to search for: the query has no word, phrase or filter")]
+    NothingToSearch,
+    /// A known filter with a value it does not take (`type:bogus`).
+    #[error("unknown value {value:?} in `{filter}:{value}`; {filter} is one of: {}", allowed.join(", "))]
+    UnknownFilterValue {
+        filter: &'static str,
+        value: String,
+        allowed: Vec<&'static str>,
+    },
+}
+
+/// The values `scope:` takes.
+const SCOPE_VALUES: [&str; 3] = ["workspace", "global", "all"];
+
+/// Parses anything a user types. Text is never a syntax error; only a
+/// filter with a value it does not take is.
+pub fn parse(input: &str) -> Result<Query, QueryError> {
     let input = text::normalize(input);
     let mut query = Query::default();
     let mut rest: &str = &input;
@@ -100,7 +123,7 @@ pub fn parse(input: &str) -> Query {
         let end = body.find(char::is_whitespace).unwrap_or(body.len());
         let chunk = &body[..end];
         rest = &body[end..];
-        if occur == Occur::Free && query.apply_filter(chunk) {
+        if occur == Occur::Free && query.apply_filter(chunk)? {
             continue;
         }
         let stripped = chunk.trim_end_matches('*');
@@ -117,7 +140,7 @@ pub fn parse(input: &str) -> Query {
         }
     }
     query.drop_stop_words();
-    query
+    Ok(query)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -163,6 +186,15 @@ impl Query {
             && self.scopes.is_empty()
     }
 
+    /// [`QueryError::NothingToSearch`] when the query, with the extra type
+    /// filters `types`, would select every record.
+    pub fn ensure_selective(&self, types: &[RecordType]) -> Result<(), QueryError> {
+        if self.is_empty() && types.is_empty() {
+            return Err(QueryError::NothingToSearch);
+        }
+        Ok(())
+    }
+
     /// Whether the query has text to rank by ([`Query::fts_match`] is `Some`).
     pub fn has_text(&self) -> bool {
         !self.should.is_empty() || !self.must.is_empty()
@@ -175,7 +207,7 @@ impl Query {
     }
 
     /// [`Query::fts_match`] for an index prepared with `stemming`.
-    pub(crate) fn fts_match_with(&self, stemming: Stemming) -> Option<String> {
+    pub fn fts_match_with(&self, stemming: Stemming) -> Option<String> {
         let render = |term| render(term, stemming);
         let must: Vec<String> = self.must.iter().map(render).collect();
         let should: Vec<String> = self.should.iter().map(render).collect();
@@ -208,17 +240,26 @@ impl Query {
         self.must.iter().chain(&self.should)
     }
 
-    fn apply_filter(&mut self, chunk: &str) -> bool {
+    /// Takes `chunk` as a filter if it is one (`Ok(false)`: it is text).
+    fn apply_filter(&mut self, chunk: &str) -> Result<bool, QueryError> {
         let Some((key, value)) = chunk.split_once(':') else {
-            return false;
+            return Ok(false);
         };
         if value.is_empty() {
-            return false;
+            return Ok(false);
         }
+        let unknown = |filter, allowed: Vec<&'static str>| QueryError::UnknownFilterValue {
+            filter,
+            value: value.to_string(),
+            allowed,
+        };
         match key.to_ascii_lowercase().as_str() {
             "type" => match RecordType::parse(value) {
                 Some(kind) => push_new(&mut self.types, kind),
-                None => return false,
+                None => {
+                    let allowed = RecordType::ALL.iter().map(|t| t.as_str()).collect();
+                    return Err(unknown("type", allowed));
+                }
             },
             "tag" => push_new(&mut self.tags, value.to_string()),
             "scope" => match value.to_ascii_lowercase().as_str() {
@@ -228,11 +269,11 @@ impl Query {
                     push_new(&mut self.scopes, Scope::Workspace);
                     push_new(&mut self.scopes, Scope::Global);
                 }
-                _ => return false,
+                _ => return Err(unknown("scope", SCOPE_VALUES.to_vec())),
             },
-            _ => return false,
+            _ => return Ok(false),
         }
-        true
+        Ok(true)
     }
 
     fn push_must(&mut self, term: Term) {

@@ -30,6 +30,14 @@ pub(crate) fn is_racy(mtime_ns: i64, now_ns: i64) -> bool {
     now_ns.saturating_sub(mtime_ns) < RACY_WINDOW_NS
 }
 
+/// Whether `entry` could still change unseen by its stat: its mtime or its
+/// ctime is too recent. The ctime counts because `cp -p` sets an old mtime
+/// on new content, and a ctime tick (a few milliseconds on Linux) can hold
+/// two changes.
+fn entry_is_racy(entry: &FileEntry, now_ns: i64) -> bool {
+    is_racy(entry.mtime_ns.max(entry.ctime_ns), now_ns)
+}
+
 /// Why a file's stat may not show its next change, so that a sync must
 /// look at its content again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,7 +53,7 @@ impl Doubts {
     /// The doubts about `entry`, looked at when the clock read `now_ns`.
     pub(crate) fn of(store: &mdstore::Store, entry: &FileEntry, now_ns: i64) -> Doubts {
         Doubts {
-            racy: is_racy(entry.mtime_ns, now_ns),
+            racy: entry_is_racy(entry, now_ns),
             linked: std::fs::symlink_metadata(store.root().join(&entry.rel_path))
                 .is_ok_and(|m| m.file_type().is_symlink()),
         }
@@ -71,6 +79,7 @@ pub(crate) fn size_to_sql(size: u64) -> i64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stat {
     pub mtime_ns: i64,
+    pub ctime_ns: i64,
     pub size: i64,
     pub inode: i64,
 }
@@ -79,6 +88,7 @@ impl Stat {
     pub(crate) fn of(entry: &FileEntry) -> Stat {
         Stat {
             mtime_ns: entry.mtime_ns,
+            ctime_ns: entry.ctime_ns,
             size: size_to_sql(entry.size),
             inode: inode_to_sql(entry.inode),
         }
@@ -94,17 +104,19 @@ pub(crate) struct Indexed {
 
 /// Every indexed file, in one query over the covering index `docs_stat`.
 pub(crate) fn load_stats(conn: &Connection) -> rusqlite::Result<HashMap<String, Indexed>> {
-    let mut stmt = conn.prepare_cached("SELECT rel_path, mtime_ns, size, inode, racy FROM docs")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT rel_path, mtime_ns, ctime_ns, size, inode, racy FROM docs")?;
     let rows = stmt.query_map([], |row| {
         Ok((
             row.get::<_, String>(0)?,
             Indexed {
                 stat: Stat {
                     mtime_ns: row.get(1)?,
-                    size: row.get(2)?,
-                    inode: row.get(3)?,
+                    ctime_ns: row.get(2)?,
+                    size: row.get(3)?,
+                    inode: row.get(4)?,
                 },
-                racy: row.get(4)?,
+                racy: row.get(5)?,
             },
         ))
     })?;
@@ -213,12 +225,14 @@ pub(crate) fn upsert(
         Some((doc, old_hash)) if old_hash == hash => {
             let stat = Stat::of(entry);
             conn.prepare_cached(
-                "UPDATE docs SET mtime_ns = ?2, size = ?3, inode = ?4, racy = ?5, linked = ?6
+                "UPDATE docs SET mtime_ns = ?2, ctime_ns = ?3, size = ?4, inode = ?5, racy = ?6,
+                                 linked = ?7
                  WHERE doc = ?1",
             )?
             .execute((
                 doc,
                 stat.mtime_ns,
+                stat.ctime_ns,
                 stat.size,
                 stat.inode,
                 doubts.racy,
@@ -268,8 +282,8 @@ fn insert_doc(
     let revision = meta.revision.map(|r| i64::try_from(r).unwrap_or(i64::MAX));
     conn.prepare_cached(
         "INSERT INTO docs (rel_path, id, name, type, description, tags, body, updated_ns, revision,
-                           source, mtime_ns, size, inode, hash, racy, linked)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                           source, mtime_ns, ctime_ns, size, inode, hash, racy, linked)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )?
     .execute(rusqlite::params![
         rel_key(&entry.rel_path),
@@ -283,6 +297,7 @@ fn insert_doc(
         revision,
         record.source().as_str(),
         stat.mtime_ns,
+        stat.ctime_ns,
         stat.size,
         stat.inode,
         &hash[..],

@@ -33,8 +33,8 @@ pub struct Hit {
     /// Serialized with the matches in `[` `]`.
     #[serde(serialize_with = "bracketed")]
     pub snippet: Snippet,
-    /// Relevance, positive, higher is better; comparable across stores, so
-    /// that results of several stores merge by it. For a query of filters
+    /// Relevance, positive, higher is better; [`merge_ranked`] makes it
+    /// relative to the best hit of its store (1). For a query of filters
     /// only it falls with age (`1 / (1 + age in days)`).
     pub score: f64,
     /// RFC 3339, UTC.
@@ -43,6 +43,34 @@ pub struct Hit {
     pub age_days: Option<i64>,
     pub revision: Option<u64>,
     pub source: String,
+}
+
+/// Merges the hits of several stores, listed nearest first, into one
+/// ranking of at most `limit`, each hit with its store's label. BM25 scores
+/// depend on each store's own statistics, so each store's scores are made
+/// relative to its best hit first (its best scores 1); ties go to the
+/// store listed first.
+pub fn merge_ranked<L>(per_store: Vec<(L, Vec<Hit>)>, limit: usize) -> Vec<(L, Hit)>
+where
+    L: Clone,
+{
+    let mut merged: Vec<(usize, L, Hit)> = Vec::new();
+    for (order, (label, hits)) in per_store.into_iter().enumerate() {
+        let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
+        merged.extend(hits.into_iter().map(|mut hit| {
+            if best > 0.0 {
+                hit.score /= best;
+            }
+            (order, label.clone(), hit)
+        }));
+    }
+    // Stable: within a store, its own order is kept.
+    merged.sort_by(|a, b| b.2.score.total_cmp(&a.2.score).then(a.0.cmp(&b.0)));
+    merged.truncate(limit);
+    merged
+        .into_iter()
+        .map(|(_, label, hit)| (label, hit))
+        .collect()
 }
 
 fn bracketed<S: Serializer>(snippet: &Snippet, serializer: S) -> Result<S::Ok, S::Error> {
@@ -54,8 +82,10 @@ impl Index {
     /// empty (as well as to the query's own `type:` and `tag:` filters).
     /// Free text ranks by BM25 with [`text::BM25_WEIGHTS`]; a query of
     /// filters only lists the most recently updated first. Sync first
-    /// ([`Index::sync`]) for an answer that reflects the files now.
+    /// ([`Index::sync`]) for an answer that reflects the files now. A query
+    /// that would select every record is [`crate::query::QueryError::NothingToSearch`].
     pub fn search(&self, query: &Query, limit: usize, types: &[RecordType]) -> Result<Vec<Hit>> {
+        query.ensure_selective(types)?;
         let path = &self.paths.db;
         let mut params: Vec<Value> = Vec::new();
         let mut filters = String::new();
@@ -166,4 +196,52 @@ struct Row {
     revision: Option<i64>,
     source: String,
     score: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(id: &str, score: f64) -> Hit {
+        Hit {
+            id: id.into(),
+            name: id.into(),
+            record_type: None,
+            path: PathBuf::from(id),
+            description: String::new(),
+            snippet: Snippet::default(),
+            score,
+            updated: None,
+            age_days: None,
+            revision: None,
+            source: "user".into(),
+        }
+    }
+
+    #[test]
+    fn scores_merged_across_stores_are_relative_to_each_stores_best() {
+        let merged = merge_ranked(
+            vec![
+                ("workspace", vec![hit("w1", 2.0), hit("w2", 1.0)]),
+                (
+                    "global",
+                    vec![hit("g1", 40.0), hit("g2", 30.0), hit("g3", 4.0)],
+                ),
+            ],
+            4,
+        );
+        let order: Vec<(&str, &str, f64)> = merged
+            .iter()
+            .map(|(scope, h)| (*scope, h.id.as_str(), h.score))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                ("workspace", "w1", 1.0),
+                ("global", "g1", 1.0),
+                ("global", "g2", 0.75),
+                ("workspace", "w2", 0.5),
+            ]
+        );
+    }
 }

@@ -44,13 +44,13 @@ pub fn index_text(text: &str) -> String {
 /// Whether words become their stems. The index and the query always stem;
 /// the retrieval evaluation also measures leaving that to FTS5's `porter`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stemming {
+pub enum Stemming {
     English,
     None,
 }
 
 /// [`index_text`] with a choice of stemming.
-pub(crate) fn prepare(text: &str, stemming: Stemming) -> String {
+pub fn prepare(text: &str, stemming: Stemming) -> String {
     let text = normalize(text);
     let mut out = String::with_capacity(text.len() + text.len() / 2);
     let mut lower = String::new();
@@ -69,7 +69,7 @@ pub(crate) fn prepare(text: &str, stemming: Stemming) -> String {
 
 /// NFKC, skipped when a quick check says the text already is (most text:
 /// composing it again costs more than the rest of [`index_text`]).
-pub(crate) fn normalize(text: &str) -> Cow<'_, str> {
+pub fn normalize(text: &str) -> Cow<'_, str> {
     if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
         Cow::Borrowed(text)
     } else {
@@ -144,7 +144,7 @@ pub(crate) fn stem_with(lower: &str, stemming: Stemming) -> Cow<'_, str> {
 /// A word folded the way the index folds it before stemming: lower case,
 /// diacritics removed. Used where our code compares words itself (stop
 /// words, snippet marks).
-pub(crate) fn fold(word: &str) -> String {
+pub fn fold(word: &str) -> String {
     if word.is_ascii() {
         return word.to_ascii_lowercase();
     }
@@ -175,7 +175,7 @@ pub(crate) fn push_cjk(out: &mut String, run: &str, last_char: bool) {
 
 /// What a segment of text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Segment {
+pub enum Segment {
     /// A run of letters, digits and marks outside CJK: one index term.
     Word,
     /// A run of CJK characters, indexed as bigrams.
@@ -184,7 +184,7 @@ pub(crate) enum Segment {
 
 /// The words and CJK runs of `text` with their byte ranges; everything
 /// between them (spaces, punctuation, symbols, emoji) is a separator.
-pub(crate) fn segments(text: &str) -> impl Iterator<Item = (Range<usize>, Segment)> + '_ {
+pub fn segments(text: &str) -> impl Iterator<Item = (Range<usize>, Segment)> + '_ {
     let mut chars = text.char_indices().peekable();
     std::iter::from_fn(move || {
         let (start, kind) = loop {

@@ -100,9 +100,9 @@ impl Watcher {
             })?;
         let Opened { mut index, rebuilt } = Index::open(store, cache_dir, &mut |_: Progress| {})?;
         let (sender, events) = mpsc::channel();
-        let watch_error = |source| Error::Watch {
+        let watch_error = |cause| Error::Watch {
             path: store.root().to_path_buf(),
-            source,
+            cause,
         };
         let mut notify = notify::recommended_watcher(sender).map_err(watch_error)?;
         notify

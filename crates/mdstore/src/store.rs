@@ -33,6 +33,10 @@ pub struct FileEntry {
     pub size: u64,
     /// Modification time in nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
+    /// Status-change time in nanoseconds since the Unix epoch (Unix; 0
+    /// elsewhere): unlike the mtime, no program can set it back, so it
+    /// changes when `cp -p` or `touch -r` replace content and keep the mtime.
+    pub ctime_ns: i64,
     /// Inode number on Unix; 0 elsewhere.
     pub inode: u64,
 }
@@ -190,6 +194,14 @@ impl Store {
             return None;
         }
         let rel_path = path.strip_prefix(&self.root).ok()?.to_path_buf();
+        if file_type.is_symlink() && self.is_folder_link_outside(path, &rel_path) {
+            // Not followed, like every symlinked folder; one that leads out
+            // of the store would be easily taken for a part of it.
+            return Some(WalkItem::Skipped(Skipped {
+                rel_path,
+                reason: SkipReason::SymlinkOutside,
+            }));
+        }
         if !is_record_name(&rel_path) {
             // A hidden `.md` file is not a record (SPEC §2), but someone may
             // have meant it as one: say so rather than skip it silently.
@@ -210,6 +222,15 @@ impl Store {
             Ok(entry) => WalkItem::Record(entry),
             Err(reason) => WalkItem::Skipped(Skipped { rel_path, reason }),
         })
+    }
+
+    /// Whether `path`, a symlink with a name that is not hidden, leads to a
+    /// folder outside the store.
+    fn is_folder_link_outside(&self, path: &Path, rel_path: &Path) -> bool {
+        let hidden = rel_path.file_name().is_some_and(is_hidden);
+        !hidden
+            && fs::canonicalize(path)
+                .is_ok_and(|target| target.is_dir() && !target.starts_with(&self.root))
     }
 
     /// Stats one record path (relative to the root) the way [`Store::walk`]
@@ -247,6 +268,7 @@ impl Store {
             rel_path: rel_path.to_path_buf(),
             size: meta.len(),
             mtime_ns: mtime_ns(&meta),
+            ctime_ns: ctime_ns(&meta),
             inode: inode(&meta),
         })
     }
@@ -415,6 +437,19 @@ fn mtime_ns(meta: &fs::Metadata) -> i64 {
 }
 
 #[cfg(unix)]
+fn ctime_ns(meta: &fs::Metadata) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ctime()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(meta.ctime_nsec())
+}
+
+#[cfg(not(unix))]
+fn ctime_ns(_meta: &fs::Metadata) -> i64 {
+    0
+}
+
+#[cfg(unix)]
 fn inode(meta: &fs::Metadata) -> u64 {
     use std::os::unix::fs::MetadataExt;
     meta.ino()
@@ -519,5 +554,41 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
         frontmatter: parsed.frontmatter,
         body,
         problems,
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn skipped(store: &Store) -> Vec<(String, SkipReason)> {
+        store
+            .walk()
+            .filter_map(|item| match item {
+                WalkItem::Skipped(s) => Some((s.rel_path.display().to_string(), s.reason)),
+                WalkItem::Record(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn symlinked_folder_outside_store_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.md"), "---\nname: secret\n---\nx\n").unwrap();
+        let store = Store::create(&dir.path().join("store")).unwrap();
+        fs::create_dir_all(store.root().join("inside")).unwrap();
+        std::os::unix::fs::symlink(&outside, store.root().join("shared")).unwrap();
+        // Not reported: a folder link that stays inside, and a hidden one.
+        std::os::unix::fs::symlink(store.root().join("inside"), store.root().join("alias"))
+            .unwrap();
+        std::os::unix::fs::symlink(&outside, store.root().join(".hidden")).unwrap();
+
+        assert_eq!(
+            skipped(&store),
+            vec![("shared".to_string(), SkipReason::SymlinkOutside)]
+        );
+        assert_eq!(store.walk_parallel(2).len(), 1);
     }
 }

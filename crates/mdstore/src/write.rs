@@ -476,7 +476,7 @@ pub fn budget_warning_after(view: &StoreView, plans: &[&Plan]) -> Option<String>
 pub fn budget_warning(catalog: &Catalog) -> String {
     if catalog.omitted > 0 {
         format!(
-            "MEMORY.md is over its budget: {} records are left out of it (run `memctl dream` to consolidate)",
+            "MEMORY.md is over its budget: {} records are left out of it; merge or forget records to bring them back",
             catalog.omitted
         )
     } else {

@@ -18,7 +18,7 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
         return;
     }
     let cache = mdindex::cache_dir_from_env();
-    let Ok(Ok(mut index)) = Index::open_existing(store, &cache) else {
+    let Ok(mut index) = Index::open_existing(store, &cache) else {
         return;
     };
     for rel_path in rel_paths {
@@ -38,7 +38,7 @@ pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
 pub fn view_for_write(store: &Store) -> StoreView {
     let from_index = || -> Option<Vec<mdstore::Summary>> {
         let cache = mdindex::cache_dir_from_env();
-        let mut index = Index::open_existing(store, &cache).ok()?.ok()?;
+        let mut index = Index::open_existing(store, &cache).ok()?;
         index.sync().ok()?;
         index.summaries().ok()
     };
@@ -53,8 +53,8 @@ pub fn view_for_write(store: &Store) -> StoreView {
 pub fn status_lines(store: &Store) -> String {
     let cache = mdindex::cache_dir_from_env();
     let index = match Index::open_existing(store, &cache) {
-        Ok(Ok(index)) => index,
-        Ok(Err(cause)) => {
+        Ok(index) => index,
+        Err(mdindex::Error::Unusable { cause, .. }) => {
             return format!("  index: not usable yet ({cause}); the next search builds it\n");
         }
         Err(e) => return format!("  index: cannot be opened ({e})\n"),

@@ -6,7 +6,7 @@ use super::*;
 use crate::text::{TOKENIZER, index_text};
 
 fn matched(input: &str) -> Option<String> {
-    parse(input).fts_match()
+    parse(input).unwrap().fts_match()
 }
 
 /// An in-memory FTS5 table of `docs` prepared like the real index.
@@ -29,7 +29,7 @@ fn table(docs: &[&str]) -> Connection {
 /// The indices of `docs` that `input` finds, best first.
 fn search(docs: &[&str], input: &str) -> Vec<i64> {
     let db = table(docs);
-    let query = parse(input);
+    let query = parse(input).unwrap();
     let Some(expr) = query.fts_match() else {
         return Vec::new();
     };
@@ -64,7 +64,7 @@ fn a_query_of_stop_words_only_keeps_them() {
 
 #[test]
 fn quoted_phrase_is_required_and_stemmed() {
-    let query = parse(r#""exact phrases" pytest"#);
+    let query = parse(r#""exact phrases" pytest"#).unwrap();
     assert_eq!(query.must.len(), 1);
     assert_eq!(
         query.fts_match().as_deref(),
@@ -86,13 +86,13 @@ fn plus_terms_are_required_and_free_terms_only_rank() {
 
 #[test]
 fn minus_terms_form_the_exclusion() {
-    let query = parse(r#"deploy -staging -"dry run""#);
+    let query = parse(r#"deploy -staging -"dry run""#).unwrap();
     assert_eq!(query.fts_match().as_deref(), Some(r#""deploy""#));
     assert_eq!(
         query.fts_exclude().as_deref(),
         Some(r#""stage" OR "dri run""#)
     );
-    assert_eq!(parse("deploy").fts_exclude(), None);
+    assert_eq!(parse("deploy").unwrap().fts_exclude(), None);
 }
 
 #[test]
@@ -108,29 +108,69 @@ fn star_makes_a_prefix_that_also_matches_the_whole_word() {
 
 #[test]
 fn filters_are_taken_out_of_the_text() {
-    let query = parse("type:Feedback tag:ci scope:global pytest");
+    let query = parse("type:Feedback tag:ci scope:global pytest").unwrap();
     assert_eq!(query.types, vec![RecordType::Feedback]);
     assert_eq!(query.tags, vec!["ci".to_string()]);
     assert_eq!(query.scopes, vec![Scope::Global]);
     assert_eq!(query.fts_match().as_deref(), Some(r#""pytest""#));
     assert_eq!(
-        parse("scope:all").scopes,
+        parse("scope:all").unwrap().scopes,
         vec![Scope::Workspace, Scope::Global]
     );
-    let filters_only = parse("type:user");
+    let filters_only = parse("type:user").unwrap();
     assert!(!filters_only.has_text() && !filters_only.is_empty());
 }
 
 #[test]
-fn unknown_filters_and_column_syntax_are_text() {
-    assert_eq!(
-        matched("type:bogus").as_deref(),
-        Some(r#""type" OR "bogus" OR "type bogus""#)
-    );
+fn unknown_filter_keys_and_column_syntax_are_text() {
     assert_eq!(
         matched("name:pytest").as_deref(),
         Some(r#""name" OR "pytest" OR "name pytest""#)
     );
+}
+
+#[test]
+fn unknown_type_filter_is_an_error_naming_the_allowed_values() {
+    let err = parse("deploy type:bogus").unwrap_err();
+    assert_eq!(
+        err,
+        QueryError::UnknownFilterValue {
+            filter: "type",
+            value: "bogus".into(),
+            allowed: vec!["user", "feedback", "project", "reference"],
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        r#"unknown value "bogus" in `type:bogus`; type is one of: user, feedback, project, reference"#
+    );
+    let scope = parse("scope:everywhere").unwrap_err();
+    assert!(
+        scope
+            .to_string()
+            .ends_with("scope is one of: workspace, global, all"),
+        "{scope}"
+    );
+}
+
+#[test]
+fn query_with_nothing_to_search_is_an_error() {
+    for input in ["", "(", "*", "\"", "-", "🎉 !!"] {
+        let query = parse(input).unwrap();
+        assert_eq!(
+            query.ensure_selective(&[]),
+            Err(QueryError::NothingToSearch),
+            "{input:?}"
+        );
+        assert_eq!(query.ensure_selective(&[RecordType::User]), Ok(()));
+    }
+    for input in ["type:project", "tag:ci", "-wombat", "the"] {
+        assert_eq!(
+            parse(input).unwrap().ensure_selective(&[]),
+            Ok(()),
+            "{input:?}"
+        );
+    }
 }
 
 #[test]
@@ -168,7 +208,7 @@ fn text_without_searchable_tokens_gives_no_expression() {
         "\"\"",
         "++ --",
     ] {
-        let query = parse(input);
+        let query = parse(input).unwrap();
         assert_eq!(query.fts_match(), None, "{input:?}");
         assert_eq!(query.fts_exclude(), None, "{input:?}");
         assert!(query.is_empty(), "{input:?}");
@@ -323,7 +363,11 @@ proptest! {
     #[test]
     fn any_input_gives_valid_fts5(input in prop_oneof![any::<String>(), hostile_input()]) {
         let db = table(RECORDS);
-        let query = parse(&input);
+        let query = match parse(&input) {
+            Ok(query) => query,
+            Err(QueryError::UnknownFilterValue { .. }) => return Ok(()),
+            Err(e) => panic!("{input:?}: {e}"),
+        };
         assert_valid(&db, query.fts_match())?;
         assert_valid(&db, query.fts_exclude())?;
     }

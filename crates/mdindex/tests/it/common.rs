@@ -51,7 +51,7 @@ impl Env {
         mdindex::search_store(
             &self.store,
             &self.cache,
-            &query::parse(words),
+            &query::parse(words).unwrap(),
             1000,
             &[],
             &mut |_| {},
@@ -66,9 +66,7 @@ impl Env {
 
     /// The index compared with the files, without changing either.
     pub fn check(&self) -> CheckReport {
-        let index = Index::open_existing(&self.store, &self.cache)
-            .unwrap()
-            .unwrap();
+        let index = Index::open_existing(&self.store, &self.cache).unwrap();
         index.check().unwrap()
     }
 

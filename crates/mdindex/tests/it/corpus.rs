@@ -60,9 +60,7 @@ fn every_readable_file_is_found_by_a_word_of_its_description(root: &Path, lookup
     copy_into(&env, root);
     let outcome = env.search("anything");
     let rebuilt = outcome.rebuilt.unwrap();
-    let index = Index::open_existing(&env.store, &env.cache)
-        .unwrap()
-        .unwrap();
+    let index = Index::open_existing(&env.store, &env.cache).unwrap();
     let conn = rusqlite::Connection::open(env.index_path()).unwrap();
     let (mut searched, mut readable) = (0, 0);
     for item in env.store.walk() {
@@ -77,7 +75,7 @@ fn every_readable_file_is_found_by_a_word_of_its_description(root: &Path, lookup
         let Some(word) = key_word(&description) else {
             continue;
         };
-        let query = query::parse(word);
+        let query = query::parse(word).unwrap();
         let found = match lookup {
             Lookup::Search => index
                 .search(&query, readable + 1000, &[])

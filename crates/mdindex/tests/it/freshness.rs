@@ -88,6 +88,61 @@ fn two_edits_of_equal_size_in_the_same_second(
     assert_eq!(search_now(&env, keeper, "quokka"), ids(&[]));
 }
 
+/// The file's ctime in nanoseconds.
+fn ctime_ns(path: &std::path::Path) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path).unwrap();
+    meta.ctime() * 1_000_000_000 + meta.ctime_nsec()
+}
+
+/// As `cp -p old new` (or `touch -r`) leaves it: new content of the same
+/// size in the same inode, under the old mtime. Rewritten until the ctime
+/// ticks (a few milliseconds at most), so that only the ctime tells.
+fn copy_preserving_mtime(path: &std::path::Path, text: &str, mtime: SystemTime) {
+    let before = ctime_ns(path);
+    loop {
+        overwrite_in_place(path, text);
+        set_mtime(path, mtime);
+        if ctime_ns(path) != before {
+            return;
+        }
+    }
+}
+
+#[test]
+fn cp_p_same_size_same_mtime_is_seen() {
+    let env = Env::new();
+    let path = env.path("deploy");
+    let long_ago = UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    env.write("deploy", "quokka");
+    set_mtime(&path, long_ago);
+    assert_eq!(env.ids("quokka"), ids(&["deploy"]));
+    // As it is two seconds later: no entry is racy any more, so only the
+    // stat can tell a change.
+    let conn = rusqlite::Connection::open(env.index_path()).unwrap();
+    conn.execute("UPDATE docs SET racy = 0", []).unwrap();
+
+    copy_preserving_mtime(&path, &record_text("deploy", "wombat"), long_ago);
+    assert_eq!(env.ids("wombat"), ids(&["deploy"]));
+    assert_eq!(env.ids("quokka"), ids(&[]));
+}
+
+#[test]
+fn cp_p_within_the_ctime_tick_of_indexing_is_seen() {
+    let env = Env::new();
+    let path = env.path("deploy");
+    let long_ago = UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+    env.write("deploy", "quokka");
+    set_mtime(&path, long_ago);
+    assert_eq!(env.ids("quokka"), ids(&["deploy"]));
+
+    // The ctime may not tick between indexing and this copy: the entry's
+    // recent ctime made it racy, so its content is checked again.
+    overwrite_in_place(&path, &record_text("deploy", "wombat"));
+    set_mtime(&path, long_ago);
+    assert_eq!(env.ids("wombat"), ids(&["deploy"]));
+}
+
 #[rstest]
 fn new_hand_made_file(
     #[values(Keeper::Nobody, Keeper::WatcherThread, Keeper::WatcherProcess)] keeper: Keeper,

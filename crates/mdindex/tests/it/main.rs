@@ -5,6 +5,7 @@
 // there is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod cache;
 mod check;
 mod child;
 mod common;

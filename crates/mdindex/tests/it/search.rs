@@ -36,7 +36,7 @@ fn search_types(env: &Env, text: &str, types: &[RecordType]) -> Vec<String> {
     mdindex::search_store(
         &env.store,
         &env.cache,
-        &query::parse(text),
+        &query::parse(text).unwrap(),
         100,
         types,
         &mut |_| {},
@@ -238,7 +238,7 @@ fn the_limit_is_kept() {
     let outcome = mdindex::search_store(
         &env.store,
         &env.cache,
-        &query::parse("wombat"),
+        &query::parse("wombat").unwrap(),
         7,
         &[],
         &mut |_| {},

@@ -12,7 +12,6 @@ use crate::common::{Env, Keeper, assert_kept_by, ids_of, overwrite_in_place, rec
 fn status(env: &Env) -> mdindex::IndexStatus {
     mdindex::Index::open_existing(&env.store, &env.cache)
         .unwrap()
-        .unwrap()
         .status()
         .unwrap()
 }

@@ -6,5 +6,6 @@
 
 mod corpus;
 mod frontmatter_props;
+mod messages;
 mod store_reads;
 mod wild;

@@ -2,7 +2,8 @@
 
 use std::io::IsTerminal;
 
-use mdindex::query::{self, Query};
+use anyhow::Context as _;
+use mdindex::query::{self, Query, QueryError};
 use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
 use mdstore::RecordType;
 use serde_json::json;
@@ -17,7 +18,10 @@ const PROGRESS_BAR_FROM: usize = 2_000;
 
 pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
-    let query = query::parse(&text);
+    let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
+    let query = query::parse(&text)
+        .and_then(|query| query.ensure_selective(&types).map(|()| query))
+        .map_err(|e| query_failure(&text, e))?;
     let wanted = wanted_scopes(global, args.scope, &query);
     let stores: Vec<ScopedStore> = stores::read_stores(global)?
         .into_iter()
@@ -27,8 +31,8 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
         return Err(no_store_to_search(&wanted)?.into());
     }
     let cache = mdindex::cache_dir_from_env();
-    let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
-    let mut hits: Vec<(Scope, Hit)> = Vec::new();
+    let mut per_store: Vec<(Scope, Vec<Hit>)> = Vec::new();
+    let mut said_temporary = false;
     for scoped in &stores {
         let mut bar = ProgressBar::new(ui);
         let outcome = mdindex::search_store(
@@ -39,32 +43,37 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
             &types,
             &mut |p| bar.update(p),
         )
-        .map_err(index_error(format!(
-            "cannot search the {} store {}",
-            scoped.scope.as_str(),
-            scoped.store.root().display()
-        )))?;
+        .map_err(|e| search_failure(&text, e))
+        .with_context(|| {
+            format!(
+                "cannot search the {} store {}",
+                scoped.scope.as_str(),
+                scoped.store.root().display()
+            )
+        })?;
         bar.finish();
-        if let Some(report) = &outcome.rebuilt {
-            note_rebuilt(ui, scoped, report);
+        match &outcome.temporary_index {
+            // The temporary index is always built: no rebuild line for it.
+            Some(why) if !said_temporary => {
+                said_temporary = true;
+                ui.warn(&format!(
+                    "the index cannot be kept in the cache folder ({why}); answered from a temporary index"
+                ));
+            }
+            Some(_) => {}
+            None => {
+                if let Some(report) = &outcome.rebuilt {
+                    note_rebuilt(ui, scoped, report);
+                }
+            }
         }
         if let Some(notice) = outcome.sync.notice() {
             ui.warn(&notice);
         }
-        // BM25 scores depend on each store's own statistics (FTS5 floors the
-        // weight of a word found in half a small store's records), so they
-        // are made relative to each store's best before stores are merged.
-        let best = outcome.hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
-        hits.extend(outcome.hits.into_iter().map(|mut h| {
-            if best > 0.0 {
-                h.score /= best;
-            }
-            (scoped.scope, h)
-        }));
+        per_store.push((scoped.scope, outcome.hits));
     }
-    // Ties (each store's best is 1) go to the workspace, the nearer store.
-    hits.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
-    hits.truncate(args.limit);
+    // Stores are listed workspace first: ties go to the nearer store.
+    let hits = mdindex::merge_ranked(per_store, args.limit);
 
     if args.json {
         let rows: Vec<_> = hits
@@ -178,13 +187,25 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
     )
 }
 
-/// An index error under `context`. It is flattened into one message because
-/// mdindex's messages already end with their cause, which the error report
-/// would otherwise print a second time.
-pub(crate) fn index_error(
-    context: impl std::fmt::Display,
-) -> impl FnOnce(mdindex::Error) -> anyhow::Error {
-    move |e| anyhow::anyhow!("{context}: {e}")
+/// A query that cannot be searched for: bad usage (exit 2), naming it.
+fn query_failure(text: &str, e: QueryError) -> Failure {
+    let hint = match &e {
+        QueryError::NothingToSearch => {
+            "give a word or a phrase to search for, or a filter such as `type:project`".to_string()
+        }
+        QueryError::UnknownFilterValue { filter, value, .. } => {
+            format!("to search for the text itself, quote it: '\"{filter}:{value}\"'")
+        }
+    };
+    Failure::bad_input(format!("search {text:?}: {e}")).with_hint(hint)
+}
+
+/// A search error; the query's own problems are bad usage.
+fn search_failure(text: &str, e: mdindex::Error) -> anyhow::Error {
+    match e {
+        mdindex::Error::Query(e) => query_failure(text, e).into(),
+        e => e.into(),
+    }
 }
 
 /// `1 record`, `2 records`.
@@ -225,17 +246,18 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
         let root = scoped.store.root().display().to_string();
         if args.check {
             let mut out = String::new();
-            let opened = Index::open_existing(&scoped.store, &cache)
-                .map_err(index_error(format!("cannot open the index of {root}")))?;
-            match opened {
-                Err(cause) => {
+            match Index::open_existing(&scoped.store, &cache) {
+                Err(mdindex::Error::Unusable { cause, .. }) => {
                     out += &format!("{root}: the index cannot be used: {cause}\n");
                     exit = Exit::NothingOrProblems;
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot open the index of {root}"));
                 }
                 Ok(index) => {
                     let report = index
                         .check()
-                        .map_err(index_error(format!("cannot compare the index of {root}")))?;
+                        .with_context(|| format!("cannot compare the index of {root}"))?;
                     for difference in &report.differences {
                         out += &format!("{root}: {difference}\n");
                     }
@@ -255,14 +277,14 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
         }
         let mut bar = ProgressBar::new(ui);
         let opened = Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
-            .map_err(index_error(format!("cannot open the index of {root}")))?;
+            .with_context(|| format!("cannot open the index of {root}"))?;
         let report = match opened.rebuilt {
             Some(report) => report,
             None => {
                 let mut index = opened.index;
                 index
                     .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                    .map_err(index_error(format!("cannot rebuild the index of {root}")))?
+                    .with_context(|| format!("cannot rebuild the index of {root}"))?
             }
         };
         bar.finish();
@@ -322,7 +344,7 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
             )
             .with_hint("one watcher per store is enough; stop the other one first"),
         ),
-        e => index_error("cannot start the watcher")(e),
+        e => anyhow::Error::from(e).context("cannot start the watcher"),
     })?;
     if let Some(report) = &started.rebuilt {
         note_rebuilt(ui, &scoped, report);
@@ -332,10 +354,8 @@ pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
         "Watching {} for changes; searches now re-read only what changed. Ctrl-C stops.",
         scoped.store.root().display()
     );
-    started.watcher.wait().map_err(index_error(format!(
-        "the watcher of {} stopped",
-        scoped.store.root().display()
-    )))?;
+    // Its error says that the watcher of this store stopped, and why.
+    started.watcher.wait()?;
     Ok(Exit::Ok)
 }
 

@@ -368,3 +368,91 @@ fn searches_answer_correctly_while_another_process_rebuilds_the_index() {
     println!("{searches} searches ran during 4 rebuilds");
     env.run(&["reindex", "--check"]).assert_success();
 }
+
+#[test]
+fn unwritable_cache_folder_still_searches() {
+    let (mut env, _) = indexed_store();
+    // A file where the cache folder should be (a read-only folder does the
+    // same, except for root, who writes anyway).
+    let file = env.root().join("cache-file");
+    fs::write(&file, "not a folder").expect("a file");
+    env.set_var("MEMCTL_CACHE_DIR", file.display().to_string());
+    let run = env.run(&["search", "--json", "pytest"]);
+    run.assert_success();
+    assert_eq!(run.hit_ids(), vec!["prefer-pytest".to_string()]);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "said once\n{}", run.render());
+    assert!(
+        lines[0].contains("answered from a temporary index") && lines[0].contains("cache-file"),
+        "{}",
+        run.render()
+    );
+    env.run(&["list"]).assert_success();
+    assert_eq!(fs::read_to_string(&file).expect("the file"), "not a folder");
+}
+
+#[test]
+fn no_build_files_left_in_cache() {
+    let (env, index) = indexed_store();
+    env.run(&["reindex"]).assert_success();
+    fs::remove_file(&index).expect("the index removed");
+    env.run(&["search", "pytest"]).assert_success();
+    let cache = index.parent().expect("the cache folder");
+    let mut left: Vec<String> = fs::read_dir(cache)
+        .expect("the cache folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| !name.ends_with("-wal") && !name.ends_with("-shm"))
+        .collect();
+    left.sort();
+    let name = index
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(left, vec![name]);
+}
+
+#[test]
+fn symlinked_folder_outside_store_is_reported() {
+    let env = TestEnv::new();
+    env.write_record("kept", "project", "Kept inside", "Inside body.");
+    let outside = env.work().join("shared-notes");
+    fs::create_dir_all(&outside).expect("a folder outside");
+    fs::write(
+        outside.join("far.md"),
+        "---\nname: far\ndescription: Far away\ntype: project\n---\nOUTSIDE-BODY\n",
+    )
+    .expect("a record outside");
+    std::os::unix::fs::symlink(&outside, env.store().join("shared")).expect("a symlink");
+
+    let list = env.run(&["list"]);
+    list.assert_success();
+    assert!(
+        list.stderr.contains("shared") && list.stderr.contains("outside the store"),
+        "{}",
+        list.render()
+    );
+    assert!(!list.stdout.contains("far"), "{}", list.render());
+    let check = env.run(&["check"]);
+    check.assert_code(1);
+    assert!(
+        check
+            .stdout
+            .contains("shared: error: a symlink that leads outside the store"),
+        "{}",
+        check.render()
+    );
+    let reindex = env.run(&["reindex"]);
+    reindex.assert_success();
+    assert!(
+        reindex.stdout.contains("skipped 1") && reindex.stdout.contains("outside the store"),
+        "{}",
+        reindex.render()
+    );
+    env.run(&["search", "OUTSIDE"]).assert_code(1);
+}

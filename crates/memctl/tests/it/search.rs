@@ -418,8 +418,6 @@ fn junk_is_searched_for_and_is_never_an_error() {
         "type:",
         "tag:",
         "scope:",
-        "scope:nowhere",
-        "type:nonsense",
         "{id name}: x",
         "id:deploy-freeze",
         "body:freeze",
@@ -438,13 +436,15 @@ fn junk_is_searched_for_and_is_never_an_error() {
     ];
     for query in junk {
         let run = search(&env, &[query]);
+        // Junk without a word in it is refused as such, never a crash.
+        let nothing = run.code == 2 && run.stderr.contains("nothing to search for");
         assert!(
-            run.code == 0 || run.code == 1,
+            run.code == 0 || run.code == 1 || nothing,
             "query {query:?}\n{}",
             run.render()
         );
         assert!(
-            !run.stderr.contains("error"),
+            nothing || !run.stderr.contains("error"),
             "query {query:?}\n{}",
             run.render()
         );
@@ -461,6 +461,51 @@ fn junk_is_searched_for_and_is_never_an_error() {
     );
     assert!(json.code == 0 || json.code == 1, "{}", json.render());
     json.json();
+}
+
+#[test]
+fn query_with_nothing_to_search_exits_2() {
+    let env = world();
+    for query in ["(", "*", "\"", "", "-", "   ", "***"] {
+        let run = search(&env, &[query]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("nothing to search for"),
+            "query {query:?}\n{}",
+            run.render()
+        );
+        assert_eq!(run.stdout, "", "query {query:?}");
+    }
+    assert_search_snapshot!(env, search(&env, &["("]));
+    // Filters alone list what they select.
+    assert_eq!(
+        ids(&env, &["type:project"]),
+        ids(&env, &["--type", "project", ""])
+    );
+    assert!(!ids(&env, &["type:project"]).is_empty());
+}
+
+#[test]
+fn unknown_type_filter_exits_2() {
+    let env = world();
+    let run = search(&env, &["deploy", "type:bogus"]);
+    run.assert_code(2);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("user, feedback, project, reference"),
+        "{}",
+        run.render()
+    );
+    assert_search_snapshot!(env, run);
+    let scope = search(&env, &["scope:nowhere"]);
+    scope.assert_code(2);
+    assert!(
+        scope.stderr.contains("workspace, global, all"),
+        "{}",
+        scope.render()
+    );
+    // Quoted, it is text.
+    search(&env, &["\"type:bogus\""]).assert_code(1);
 }
 
 #[test]

@@ -389,3 +389,24 @@ fn watch_without_a_store_is_bad_input() {
     run.assert_code(2);
     assert_run_snapshot!(env, run);
 }
+
+#[test]
+fn watcher_exit_message_says_why_once() {
+    let env = store();
+    let mut watch = Watch::start(&env, &["watch"]);
+    let moved = env.work().join(".memory-moved");
+    fs::rename(env.store(), &moved).expect("the store moved away");
+    let mut said = Vec::new();
+    loop {
+        match watch.stderr.recv_timeout(PATIENCE) {
+            Ok(line) => said.push(line),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => panic!("the watcher went on; it said: {said:?}"),
+        }
+    }
+    let status = watch.child.wait().expect("the watcher is reaped");
+    assert_eq!(status.code(), Some(5), "{said:?}");
+    let text = said.join("\n");
+    assert_eq!(text.matches("stopped").count(), 1, "{text}");
+    assert_eq!(text.matches("was moved or deleted").count(), 1, "{text}");
+}

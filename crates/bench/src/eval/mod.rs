@@ -1,4 +1,4 @@
-//! The retrieval evaluation (`examples/retrieval_eval.rs`, docs/RETRIEVAL.md
+//! The retrieval evaluation (`src/bin/retrieval_eval.rs`, docs/RETRIEVAL.md
 //! and docs/SEARCH-LANGUAGES.md): generated English and Chinese memories and
 //! questions with known answers, ranked by our index and by alternatives
 //! built in the same run.
@@ -14,9 +14,9 @@ use rusqlite::Connection;
 
 pub use generate::{Corpus, Doc, Question};
 
-use crate::query;
-use crate::stopwords;
-use crate::text::{self, Segment, Stemming};
+use mdindex::query;
+use mdindex::stopwords;
+use mdindex::text::{self, Segment, Stemming};
 
 /// The English and the Chinese corpus; `share` (0 to 1) of the possible
 /// records are generated.
@@ -160,11 +160,14 @@ impl SystemIndex {
     pub fn rank(&self, question: &str, limit: usize) -> rusqlite::Result<Vec<usize>> {
         let (expr, short) = match self.system {
             System::Baseline => (baseline_match(question), Vec::new()),
-            System::Ours | System::OursEqualWeights => {
-                (query::parse(question).fts_match(), Vec::new())
-            }
+            System::Ours | System::OursEqualWeights => (
+                query::parse(question).ok().and_then(|q| q.fts_match()),
+                Vec::new(),
+            ),
             System::Porter => (
-                query::parse(question).fts_match_with(Stemming::None),
+                query::parse(question)
+                    .ok()
+                    .and_then(|q| q.fts_match_with(Stemming::None)),
                 Vec::new(),
             ),
             System::Trigram => trigram_terms(question),

@@ -1,0 +1,7 @@
+/*!
+What the benchmark programs share with their tests: the retrieval evaluation
+([`eval`]), run by `src/bin/retrieval_eval.rs` to write docs/RETRIEVAL.md.
+*/
+#![forbid(unsafe_code)]
+
+pub mod eval;
