@@ -56,28 +56,48 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
         ui.note("No store here: run `memctl init` to create one, or use --store DIR.");
         return Ok(Exit::Ok);
     }
-    let label_scopes = stores.len() > 1;
-    let mut out = String::new();
-    for (scoped, s) in &rows {
-        let kind = s.record_type().map_or("-", RecordType::as_str);
-        let scope = if label_scopes {
-            format!("{:<9} ", scoped.scope.as_str())
-        } else {
-            String::new()
-        };
-        out += &format!(
-            "{scope}{:<10} {}  {}\n",
-            kind,
-            ui.paint(Style::Bold, &s.id),
-            s.description()
-        );
-    }
-    ui::print(&out)?;
+    ui::print(&list_lines(ui, &rows, stores.len() > 1))?;
     ui.note(&match rows.len() {
         1 => "1 record".to_string(),
         n => format!("{n} records"),
     });
     Ok(Exit::Ok)
+}
+
+/// The most characters of an argument echoed in an error message.
+const MESSAGE_NAME_CHARS: usize = 40;
+
+/// The minimum room a description keeps on a narrow terminal.
+const MIN_DESCRIPTION_COLUMNS: usize = 20;
+
+/// One line a record, `[scope] type id description`, in aligned columns
+/// (display width, so a Korean id lines up) and within the output width:
+/// a long description is cut with `…` (`--json` keeps it whole).
+fn list_lines(ui: &Ui, rows: &[(&ScopedStore, Summary)], label_scopes: bool) -> String {
+    let ids: Vec<_> = rows.iter().map(|(_, s)| ui::shown(&s.id)).collect();
+    let id_columns = ids.iter().map(|id| ui::width(id)).max().unwrap_or(0);
+    let mut out = String::new();
+    for ((scoped, s), id) in rows.iter().zip(&ids) {
+        let mut line = String::new();
+        if label_scopes {
+            line += &ui::pad(scoped.scope.as_str(), 10);
+        }
+        line += &ui::pad(s.record_type().map_or("-", RecordType::as_str), 11);
+        let room = ui
+            .width
+            .saturating_sub(ui::width(&line) + id_columns + 2)
+            .max(MIN_DESCRIPTION_COLUMNS);
+        let padding = " ".repeat(id_columns - ui::width(id) + 2);
+        let description = ui::shown(s.description());
+        line += &format!(
+            "{}{padding}{}",
+            ui.paint(Style::Bold, id),
+            ui::fit(&description, room)
+        );
+        out += line.trim_end();
+        out.push('\n');
+    }
+    out
 }
 
 /// Finds a record by id in the stores a read covers, workspace first.
@@ -95,9 +115,12 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
             return Ok((scoped, record));
         }
     }
-    Err(Failure::bad_input(format!("no record {id:?}"))
-        .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
-        .into())
+    Err(Failure::bad_input(format!(
+        "no record \"{}\"",
+        mdstore::escape::for_message(id, MESSAGE_NAME_CHARS)
+    ))
+    .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
+    .into())
 }
 
 pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
@@ -127,10 +150,15 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
     }
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
-    ui.note(&ui.paint(
+    ui.note(&ui.paint_err(
         Style::Dim,
-        &format!("# {} ({} store)", path.display(), scoped.scope.as_str()),
+        &format!(
+            "# {} ({} store)",
+            ui::shown(&path.display().to_string()),
+            scoped.scope.as_str()
+        ),
     ));
-    ui::print(&text)?;
+    // The file as it is, but never a raw terminal escape (SPEC §2).
+    ui::print(&ui::shown_file(&text))?;
     Ok(Exit::Ok)
 }
