@@ -208,9 +208,11 @@ pub fn fit(text: &str, columns: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}…", kept.trim_end()))
 }
 
-/// A unified diff of two texts, coloured when `ui.color`.
+/// A unified diff of two texts, coloured when stdout takes colour.
 pub fn diff(ui: &Ui, old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
+    // The old text may be a hand-written file holding terminal escapes.
+    let (old, new) = (shown_file(old), shown_file(new));
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
     let text = diff
         .unified_diff()
         .context_radius(3)
@@ -270,5 +272,19 @@ mod tests {
         assert_eq!(paint_if(false, Style::Red, "x"), "x");
         assert_eq!(paint_if(true, Style::Red, "x"), "\u{1b}[31mx\u{1b}[0m");
         assert_eq!(paint_if(true, Style::Bold, "x"), "\u{1b}[1mx\u{1b}[0m");
+    }
+
+    #[test]
+    fn terminal_escape_in_an_updated_file_is_shown_escaped_in_the_diff() {
+        let ui = Ui {
+            color_out: false,
+            color_err: false,
+            quiet: false,
+            verbose: false,
+            interactive: false,
+            width: DEFAULT_WIDTH,
+        };
+        let shown = diff(&ui, "a \u{1b}[2J\n", "b\n", "old", "new");
+        assert!(shown.contains("-a \\x1b[2J\n+b\n"), "{shown}");
     }
 }

@@ -275,10 +275,11 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
             report.skipped.len()
         );
         for skipped in &report.skipped {
+            let path = scoped.store.root().join(&skipped.rel_path);
             out += &format!(
                 "  skipped {}: {}\n",
-                scoped.store.root().join(&skipped.rel_path).display(),
-                skipped.reason
+                ui::shown(&path.display().to_string()),
+                ui::shown(&skipped.reason.to_string())
             );
         }
         ui::print(&out)?;

@@ -223,3 +223,13 @@ fn long_name_is_not_echoed_whole_by_show() {
     );
     assert!(!run.stderr.contains(&"a".repeat(41)), "{}", run.render());
 }
+
+#[test]
+#[ignore = "needs write.rs's PlanError::Name to quote the name with mdstore::escape::for_message (the write-path branch)"]
+fn long_name_is_not_echoed_whole_by_remember() {
+    let env = TestEnv::new();
+    let run = remember_named(&env, &"a".repeat(5_000));
+    run.assert_code(2);
+    assert!(run.stderr.contains("this one has 5000"), "{}", run.render());
+    assert!(!run.stderr.contains(&"a".repeat(41)), "{}", run.render());
+}
