@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 use anstream::ColorChoice as StreamChoice;
 use anstream::stream::RawStream;
@@ -166,6 +167,11 @@ impl Style {
 /// control characters escaped (`\x1b`), one rule with `MEMORY.md`'s.
 pub fn shown(text: &str) -> Cow<'_, str> {
     escape_controls(text)
+}
+
+/// A path as it may be printed: a file name can hold control characters too.
+pub fn shown_path(path: &Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
 }
 
 /// A whole record file as it may be printed: lines and tabs kept, every

@@ -68,7 +68,7 @@ pub fn check(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
             // A finding quotes the file's own text, which may hold escapes.
             out += &format!(
                 "{}{line}: {severity}: {}\n",
-                ui::shown(&path.display().to_string()),
+                ui::shown_path(&path),
                 ui::shown(&finding.message)
             );
         }

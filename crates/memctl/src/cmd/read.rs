@@ -154,7 +154,7 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
         Style::Dim,
         &format!(
             "# {} ({} store)",
-            ui::shown(&path.display().to_string()),
+            ui::shown_path(&path),
             scoped.scope.as_str()
         ),
     ));

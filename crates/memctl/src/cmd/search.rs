@@ -278,7 +278,7 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
             let path = scoped.store.root().join(&skipped.rel_path);
             out += &format!(
                 "  skipped {}: {}\n",
-                ui::shown(&path.display().to_string()),
+                ui::shown_path(&path),
                 ui::shown(&skipped.reason.to_string())
             );
         }
