@@ -61,6 +61,13 @@ pub fn normalize_name(raw: &str) -> Result<String, NameError> {
         Some(stem) => stem.to_string(),
         None => name,
     };
+    // `x.md.md` would be the id `x.md`, which `--name x.md` could never
+    // name again.
+    if name.ends_with(".md") {
+        return Err(NameError::Forbidden(
+            "\".md\" twice at the end (the id is the file name without one \".md\")".to_string(),
+        ));
+    }
 
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return Err(NameError::Forbidden(format!(
@@ -293,7 +300,6 @@ mod tests {
     #[case::fullwidth_name_is_the_same_record("ｆｕｌｌｗｉｄｔｈ", "fullwidth")]
     #[case::name_with_md_extension_is_not_doubled("x.md", "x")]
     #[case::upper_md_extension("Notes.MD", "notes")]
-    #[case::only_one_extension_dropped("x.md.md", "x.md")]
     #[case::md_inside_kept("x.mdx", "x.mdx")]
     #[case::korean("한국어 메모", "한국어-메모")]
     #[case::korean_with_latin("한국어-pytest", "한국어-pytest")]
@@ -330,6 +336,7 @@ mod tests {
     #[case::com1("COM1", NameError::Reserved("com1".into()))]
     #[case::lpt9("lpt9.log", NameError::Reserved("lpt9.log".into()))]
     #[case::memory_md("MEMORY.md", NameError::Reserved("memory".into()))]
+    #[case::md_extension_twice("x.md.md", NameError::Forbidden("\".md\" twice at the end (the id is the file name without one \".md\")".into()))]
     #[case::only_an_extension(".md", NameError::Length(0))]
     #[case::cyrillic_lookalike_name_is_refused("раураl", NameError::MixedScripts('l'))]
     #[case::one_cyrillic_letter_in_latin("p\u{430}ypal", NameError::MixedScripts('\u{430}'))]
@@ -358,6 +365,20 @@ mod tests {
             normalize_name("p\u{430}ypal").unwrap_err().to_string(),
             "a name may not mix scripts the way look-alike names do: 'а' (U+0430) is of another script than the letters before it"
         );
+    }
+
+    proptest::proptest! {
+        /// An id memctl wrote is its own name: `--name ID` finds the same
+        /// record again, whatever the name it was first given.
+        #[test]
+        fn a_normalised_name_normalises_to_itself(
+            raw in "[a-zA-Z0-9 ._\\-ｆＦ한국어日本語のテスト\u{301}\u{3000}ﬁℌΩΣςİ]{0,24}(\\.md|\\.MD)?|\\PC{0,16}"
+        ) {
+            if let Ok(id) = normalize_name(&raw) {
+                proptest::prop_assert_eq!(normalize_name(&id), Ok(id.clone()));
+                proptest::prop_assert_eq!(id_key(&id_key(&id)), id_key(&id));
+            }
+        }
     }
 
     #[rstest]
