@@ -9,6 +9,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::atomic;
+use crate::escape::escape_controls;
 use crate::record::RecordType;
 use crate::store::{Store, Summary};
 
@@ -185,8 +186,12 @@ fn cut(text: &str, max: usize) -> String {
     format!("{}…", kept.trim_end())
 }
 
+/// One line of Markdown text: whitespace runs flattened to one space,
+/// control characters written as `\x1b` (SPEC §2: `MEMORY.md` never carries
+/// them), and Markdown's link and HTML characters escaped.
 fn escape_text(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = escape_controls(&flat);
     let mut out = String::with_capacity(flat.len());
     for c in flat.chars() {
         if matches!(c, '[' | ']' | '\\' | '<' | '>') {
@@ -206,7 +211,14 @@ fn escape_link(path: &str) -> String {
             ')' => out.push_str("%29"),
             '<' => out.push_str("%3C"),
             '>' => out.push_str("%3E"),
-            c if c.is_control() => {}
+            // Percent-encoded, the link still finds a file whose name
+            // holds one, and the line holds no control character.
+            c if c.is_control() => {
+                let mut utf8 = [0; 4];
+                for byte in c.encode_utf8(&mut utf8).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
             c => out.push(c),
         }
     }
@@ -267,6 +279,30 @@ mod tests {
         );
         assert_eq!(catalog.lines, 2);
         assert!(catalog.text.contains(r"— line - \[evil\](http://x) — y"));
+    }
+
+    #[test]
+    fn memory_md_never_carries_control_chars() {
+        let catalog = render(
+            &[summary(
+                "x\u{1b}[2J",
+                Some(RecordType::User),
+                "\u{1b}]0;TITLE\u{7}retitled \u{1b}[31mred\u{9b}0m\u{0}",
+            )],
+            Budget::default(),
+        );
+        assert!(
+            !catalog.text.chars().any(|c| c.is_control() && c != '\n'),
+            "{:?}",
+            catalog.text
+        );
+        assert!(
+            catalog
+                .text
+                .contains(r"- [x\\x1b\[2J](x%1B[2J.md) — \\x1b\]0;TITLE\\x07retitled \\x1b\[31mred\\x9b0m\\x00"),
+            "{}",
+            catalog.text
+        );
     }
 
     #[test]

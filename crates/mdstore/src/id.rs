@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
+use unicode_security::mixed_script::AugmentedScriptSet;
 
 use crate::guard::builtin_regex;
 
@@ -30,6 +31,12 @@ pub enum NameError {
     Reserved(String),
     #[error("the path of {0:?} leaves the store")]
     Escapes(String),
+    #[error(
+        "a name may not mix scripts the way look-alike names do: {} (U+{:04X}) is of another script than the letters before it",
+        quote_char(*.0),
+        u32::from(*.0)
+    )]
+    MixedScripts(char),
 }
 
 /// A character outside the allowed set: letters of any script with their
@@ -42,13 +49,25 @@ static DISALLOWED_CHAR: LazyLock<Regex> =
 /// rather than silently turned into `-`.
 static SPACE_RUN: LazyLock<Regex> = LazyLock::new(|| builtin_regex(r"[\s&&[^\p{Cc}]]+"));
 
-/// Normalises a name memctl is asked to write (NFC, lower case, spaces to `-`)
-/// and validates it. Returns the id.
+/// Normalises a name memctl is asked to write (NFKC, lower case, spaces to
+/// `-`, one `.md` extension dropped) and validates it. Returns the id.
 pub fn normalize_name(raw: &str) -> Result<String, NameError> {
-    let lowered: String = raw.nfc().collect::<String>().to_lowercase();
-    // Lower-casing can leave a sequence that NFC composes differently.
-    let lowered: String = lowered.nfc().collect();
+    let lowered: String = raw.nfkc().collect::<String>().to_lowercase();
+    // Lower-casing can leave a sequence that NFKC composes differently.
+    let lowered: String = lowered.nfkc().collect();
     let name = SPACE_RUN.replace_all(lowered.trim(), "-").into_owned();
+    // `--name x.md` names the file, not a record called `x.md`.
+    let name = match name.strip_suffix(".md") {
+        Some(stem) => stem.to_string(),
+        None => name,
+    };
+    // `x.md.md` would be the id `x.md`, which `--name x.md` could never
+    // name again.
+    if name.ends_with(".md") {
+        return Err(NameError::Forbidden(
+            "\".md\" twice at the end (the id is the file name without one \".md\")".to_string(),
+        ));
+    }
 
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return Err(NameError::Forbidden(format!(
@@ -81,22 +100,56 @@ pub fn normalize_name(raw: &str) -> Result<String, NameError> {
     if let Some(first @ ('.' | '-')) = name.chars().next() {
         return Err(NameError::BadStart(first));
     }
+    if let Some(c) = first_mixed_script_char(&name) {
+        return Err(NameError::MixedScripts(c));
+    }
     if is_catalog_stem(&name) || is_windows_device_name(&name) {
         return Err(NameError::Reserved(name));
     }
     Ok(name)
 }
 
-/// The key under which two ids are the same record: NFC and case folded.
+/// The key under which two ids are the same record: NFKC and case folded,
+/// so full-width `ｆｏｏ` is `foo`.
 ///
-/// Folding is lower(upper(lower(NFC))): it equates everything plain lower
+/// Folding is lower(upper(lower(NFKC))): it equates everything plain lower
 /// casing does, and also what case-insensitive file systems merge through
 /// upper case (`ς`/`σ`, `ß`/`ss`). Over-merging is the safe direction: two
 /// ids that might be one file on some disk must be one record everywhere.
 pub fn id_key(id: &str) -> String {
-    let lowered = id.nfc().collect::<String>().to_lowercase();
+    let lowered = id.nfkc().collect::<String>().to_lowercase();
     let folded = lowered.to_uppercase().to_lowercase();
-    folded.nfc().collect()
+    folded.nfkc().collect()
+}
+
+/// The first character at which `name` stops meeting UTS #39's "highly
+/// restrictive" level: one script (digits and punctuation count as every
+/// script), or Latin with Han and Japanese kana, Han and Hangul, or Han and
+/// Bopomofo. Latin mixed with Cyrillic or Greek, where look-alikes hide
+/// (`pаypal`), is past it. Identifier-profile checks are left out on
+/// purpose: the allowed characters are [`DISALLOWED_CHAR`]'s business.
+fn first_mixed_script_char(name: &str) -> Option<char> {
+    if name.is_ascii() {
+        return None;
+    }
+    let latin = AugmentedScriptSet::for_char('a');
+    let mut all = AugmentedScriptSet::default();
+    let mut without_latin = AugmentedScriptSet::default();
+    for c in name.chars() {
+        let set = AugmentedScriptSet::for_char(c);
+        all.intersect_with(set);
+        let mut shared_with_latin = set;
+        shared_with_latin.intersect_with(latin);
+        if shared_with_latin.is_empty() {
+            without_latin.intersect_with(set);
+        }
+        let single_script = !all.is_empty();
+        let latin_with_cjk = without_latin.hanb || without_latin.jpan || without_latin.kore;
+        if !single_script && !latin_with_cjk {
+            return Some(c);
+        }
+    }
+    None
 }
 
 /// Whether `name` is a Windows device name (`con`, `nul`, `aux`, `prn`,
@@ -244,6 +297,16 @@ mod tests {
     #[case::not_memory("memory-notes", "memory-notes")]
     #[case::exactly_80(&"a".repeat(80), &"a".repeat(80))]
     #[case::eighty_chars_not_bytes(&"é".repeat(80), &"é".repeat(80))]
+    #[case::fullwidth_name_is_the_same_record("ｆｕｌｌｗｉｄｔｈ", "fullwidth")]
+    #[case::name_with_md_extension_is_not_doubled("x.md", "x")]
+    #[case::upper_md_extension("Notes.MD", "notes")]
+    #[case::md_inside_kept("x.mdx", "x.mdx")]
+    #[case::korean("한국어 메모", "한국어-메모")]
+    #[case::korean_with_latin("한국어-pytest", "한국어-pytest")]
+    #[case::japanese_han_and_kana("日本語のテスト", "日本語のテスト")]
+    #[case::japanese_with_latin("pytestの使い方", "pytestの使い方")]
+    #[case::all_cyrillic("привет-мир", "привет-мир")]
+    #[case::all_greek("αβγ-2", "αβγ-2")]
     fn valid_names(#[case] raw: &str, #[case] id: &str) {
         assert_eq!(normalize_name(raw), Ok(id.to_string()));
     }
@@ -272,6 +335,13 @@ mod tests {
     #[case::prn("prn.tar.gz", NameError::Reserved("prn.tar.gz".into()))]
     #[case::com1("COM1", NameError::Reserved("com1".into()))]
     #[case::lpt9("lpt9.log", NameError::Reserved("lpt9.log".into()))]
+    #[case::memory_md("MEMORY.md", NameError::Reserved("memory".into()))]
+    #[case::md_extension_twice("x.md.md", NameError::Forbidden("\".md\" twice at the end (the id is the file name without one \".md\")".into()))]
+    #[case::only_an_extension(".md", NameError::Length(0))]
+    #[case::cyrillic_lookalike_name_is_refused("раураl", NameError::MixedScripts('l'))]
+    #[case::one_cyrillic_letter_in_latin("p\u{430}ypal", NameError::MixedScripts('\u{430}'))]
+    #[case::latin_with_greek("alpha-\u{3b1}", NameError::MixedScripts('\u{3b1}'))]
+    #[case::cyrillic_with_han("при-测", NameError::MixedScripts('测'))]
     fn invalid_names(#[case] raw: &str, #[case] error: NameError) {
         assert_eq!(normalize_name(raw), Err(error));
     }
@@ -291,6 +361,24 @@ mod tests {
             normalize_name("con").unwrap_err().to_string(),
             "\"con\" is a reserved name"
         );
+        assert_eq!(
+            normalize_name("p\u{430}ypal").unwrap_err().to_string(),
+            "a name may not mix scripts the way look-alike names do: 'а' (U+0430) is of another script than the letters before it"
+        );
+    }
+
+    proptest::proptest! {
+        /// An id memctl wrote is its own name: `--name ID` finds the same
+        /// record again, whatever the name it was first given.
+        #[test]
+        fn a_normalised_name_normalises_to_itself(
+            raw in "[a-zA-Z0-9 ._\\-ｆＦ한국어日本語のテスト\u{301}\u{3000}ﬁℌΩΣςİ]{0,24}(\\.md|\\.MD)?|\\PC{0,16}"
+        ) {
+            if let Ok(id) = normalize_name(&raw) {
+                proptest::prop_assert_eq!(normalize_name(&id), Ok(id.clone()));
+                proptest::prop_assert_eq!(id_key(&id_key(&id)), id_key(&id));
+            }
+        }
     }
 
     #[rstest]
@@ -300,6 +388,9 @@ mod tests {
     #[case::final_sigma("ΟΔΟΣ", "οδοσ")]
     #[case::sharp_s("straße", "STRASSE")]
     #[case::subfolder("Team/CI-Cache", "team/ci-cache")]
+    #[case::fullwidth_name_is_the_same_record("ｆｕｌｌｗｉｄｔｈ", "fullwidth")]
+    #[case::fullwidth_upper("ＦＯＯ", "foo")]
+    #[case::ligature("ﬁle", "file")]
     fn same_key(#[case] a: &str, #[case] b: &str) {
         assert_eq!(id_key(a), id_key(b));
     }

@@ -24,6 +24,7 @@ pub mod atomic;
 pub mod catalog;
 pub mod check;
 pub mod edit;
+pub mod escape;
 pub mod frontmatter;
 pub mod guard;
 pub mod hash;

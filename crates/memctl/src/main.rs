@@ -70,6 +70,6 @@ fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
             .collect::<Vec<_>>()
             .join(": "),
     };
-    cmd::remember::print_error(ui, &message, failure.and_then(|f| f.hint.as_deref()));
+    ui.error(&message, failure.and_then(|f| f.hint.as_deref()));
     failure.map_or(Exit::Internal, |f| f.exit)
 }

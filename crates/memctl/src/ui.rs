@@ -1,41 +1,66 @@
-//! Terminal output: colour, messages on stderr, the confirmation prompt.
+//! Terminal output: colour, messages on stderr, the confirmation prompt,
+//! text from record files made safe to print and fitted to the terminal.
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+
+use anstream::ColorChoice as StreamChoice;
+use anstream::stream::RawStream;
+use anstyle::AnsiColor;
+use mdstore::escape::{escape_controls, escape_controls_keep_lines};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::cli::{ColorChoice, GlobalArgs};
+
+/// The width human output is fitted to when stdout is not a terminal and
+/// `$COLUMNS` does not say: wide enough for a description to be read whole
+/// in most cases, narrow enough for a log line.
+const DEFAULT_WIDTH: usize = 100;
 
 /// How this run talks to the user.
 #[derive(Clone, Debug)]
 pub struct Ui {
-    pub color: bool,
+    /// Colour on stdout (results) and on stderr (notes, warnings, errors),
+    /// decided per stream: `memctl list | less` keeps coloured warnings.
+    pub color_out: bool,
+    pub color_err: bool,
     pub quiet: bool,
     pub verbose: bool,
     /// Both standard input and standard error are terminals: a person can be asked.
     pub interactive: bool,
+    /// Columns human output on stdout is fitted to.
+    pub width: usize,
 }
 
 impl Ui {
     pub fn new(args: &GlobalArgs) -> Ui {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => !no_color && io::stdout().is_terminal(),
-        };
+        // anstream decides from --color, then NO_COLOR, CLICOLOR_FORCE,
+        // CLICOLOR, TERM and whether the stream is a terminal.
+        match args.color {
+            ColorChoice::Always => StreamChoice::Always,
+            ColorChoice::Never => StreamChoice::Never,
+            ColorChoice::Auto => StreamChoice::Auto,
+        }
+        .write_global();
         Ui {
-            color,
+            color_out: wants_color(&io::stdout()),
+            color_err: wants_color(&io::stderr()),
             quiet: args.quiet,
             verbose: args.verbose,
             interactive: io::stdin().is_terminal() && io::stderr().is_terminal(),
+            width: output_width(),
         }
     }
 
+    /// `text` in `style` for stdout.
     pub fn paint(&self, style: Style, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{}m{text}\x1b[0m", style.code())
-        } else {
-            text.to_string()
-        }
+        paint_if(self.color_out, style, text)
+    }
+
+    /// `text` in `style` for stderr.
+    pub fn paint_err(&self, style: Style, text: &str) -> String {
+        paint_if(self.color_err, style, text)
     }
 
     /// An informational line on stderr; silenced by `-q`.
@@ -45,9 +70,30 @@ impl Ui {
         }
     }
 
-    /// A warning on stderr; never silenced.
+    /// A warning on stderr; never silenced. Warnings quote paths and
+    /// fields of files, so control characters in them are escaped.
     pub fn warn(&self, text: &str) {
-        eprintln!("{} {text}", self.paint(Style::Yellow, "warning:"));
+        eprintln!(
+            "{} {}",
+            self.paint_err(Style::Yellow, "warning:"),
+            escape_controls_keep_lines(text)
+        );
+    }
+
+    /// An error and its hint on stderr; never silenced. Escaped like [`Ui::warn`].
+    pub fn error(&self, message: &str, hint: Option<&str>) {
+        eprintln!(
+            "{} {}",
+            self.paint_err(Style::Red, "error:"),
+            escape_controls_keep_lines(message)
+        );
+        if let Some(hint) = hint {
+            eprintln!(
+                "{} {}",
+                self.paint_err(Style::Cyan, "hint:"),
+                escape_controls_keep_lines(hint)
+            );
+        }
     }
 
     /// Asks `question [y/N]` on the terminal; `false` unless the answer is yes.
@@ -65,6 +111,35 @@ impl Ui {
     }
 }
 
+fn wants_color(stream: &impl RawStream) -> bool {
+    anstream::AutoStream::choice(stream) != StreamChoice::Never
+}
+
+fn paint_if(color: bool, style: Style, text: &str) -> String {
+    if color {
+        let style = style.anstyle();
+        format!("{style}{text}{style:#}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The terminal's width when stdout is one, else `$COLUMNS`, else
+/// [`DEFAULT_WIDTH`].
+fn output_width() -> usize {
+    let stdout = io::stdout();
+    if stdout.is_terminal()
+        && let Some((terminal_size::Width(columns), _)) = terminal_size::terminal_size_of(&stdout)
+    {
+        return usize::from(columns);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(DEFAULT_WIDTH)
+}
+
 #[derive(Clone, Copy, Debug)]
 pub enum Style {
     Bold,
@@ -76,27 +151,80 @@ pub enum Style {
 }
 
 impl Style {
-    fn code(self) -> &'static str {
+    fn anstyle(self) -> anstyle::Style {
         match self {
-            Style::Bold => "1",
-            Style::Red => "31",
-            Style::Green => "32",
-            Style::Yellow => "33",
-            Style::Cyan => "36",
-            Style::Dim => "2",
+            Style::Bold => anstyle::Style::new().bold(),
+            Style::Red => AnsiColor::Red.on_default(),
+            Style::Green => AnsiColor::Green.on_default(),
+            Style::Yellow => AnsiColor::Yellow.on_default(),
+            Style::Cyan => AnsiColor::Cyan.on_default(),
+            Style::Dim => anstyle::Style::new().dimmed(),
         }
     }
 }
 
-/// A unified diff of two texts, coloured when `ui.color`.
+/// A name, description, tag or path from a record file as it may be printed:
+/// control characters escaped (`\x1b`), one rule with `MEMORY.md`'s.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    escape_controls(text)
+}
+
+/// A path as it may be printed: a file name can hold control characters too.
+pub fn shown_path(path: &Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
+}
+
+/// A whole record file as it may be printed: lines and tabs kept, every
+/// other control character escaped.
+pub fn shown_file(text: &str) -> Cow<'_, str> {
+    escape_controls_keep_lines(text)
+}
+
+/// Columns `text` takes on a terminal (CJK is two a character).
+pub fn width(text: &str) -> usize {
+    text.width()
+}
+
+/// `text` padded with spaces to `columns` display columns.
+pub fn pad(text: &str, columns: usize) -> String {
+    let mut out = text.to_string();
+    out.extend(std::iter::repeat_n(
+        ' ',
+        columns.saturating_sub(width(text)),
+    ));
+    out
+}
+
+/// `text` in at most `columns` display columns, ending in `…` when cut.
+pub fn fit(text: &str, columns: usize) -> Cow<'_, str> {
+    if width(text) <= columns {
+        return Cow::Borrowed(text);
+    }
+    let room = columns.saturating_sub(1);
+    let mut used = 0;
+    let mut kept = String::new();
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        kept.push(c);
+    }
+    Cow::Owned(format!("{}…", kept.trim_end()))
+}
+
+/// A unified diff of two texts, coloured when stdout takes colour.
 pub fn diff(ui: &Ui, old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
+    // The old text may be a hand-written file holding terminal escapes.
+    let (old, new) = (shown_file(old), shown_file(new));
+    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
     let text = diff
         .unified_diff()
         .context_radius(3)
         .header(old_name, new_name)
         .to_string();
-    if !ui.color {
+    if !ui.color_out {
         return text;
     }
     text.lines()
@@ -121,5 +249,48 @@ pub fn print(text: &str) -> io::Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cjk_takes_two_columns_when_padding() {
+        assert_eq!(pad("한국", 6), "한국  ");
+        assert_eq!(pad("ab", 6), "ab    ");
+        assert_eq!(pad("toolong", 3), "toolong");
+    }
+
+    #[test]
+    fn long_description_is_cut_to_the_columns() {
+        assert_eq!(fit("short", 10), "short");
+        assert_eq!(fit("exactly-10", 10), "exactly-10");
+        assert_eq!(fit("one two three", 9), "one two…");
+        // A wide character that would cross the edge is left out whole.
+        assert_eq!(fit("ab한국어", 5), "ab한…");
+        assert_eq!(width(&fit(&"설명".repeat(100), 31)), 31);
+    }
+
+    #[test]
+    fn painting_is_per_stream() {
+        assert_eq!(paint_if(false, Style::Red, "x"), "x");
+        assert_eq!(paint_if(true, Style::Red, "x"), "\u{1b}[31mx\u{1b}[0m");
+        assert_eq!(paint_if(true, Style::Bold, "x"), "\u{1b}[1mx\u{1b}[0m");
+    }
+
+    #[test]
+    fn terminal_escape_in_an_updated_file_is_shown_escaped_in_the_diff() {
+        let ui = Ui {
+            color_out: false,
+            color_err: false,
+            quiet: false,
+            verbose: false,
+            interactive: false,
+            width: DEFAULT_WIDTH,
+        };
+        let shown = diff(&ui, "a \u{1b}[2J\n", "b\n", "old", "new");
+        assert!(shown.contains("-a \\x1b[2J\n+b\n"), "{shown}");
     }
 }

@@ -95,10 +95,11 @@ pub fn check(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
                 Severity::Error => ui.paint(Style::Red, "error"),
                 Severity::Warning => ui.paint(Style::Yellow, "warning"),
             };
+            // A finding quotes the file's own text, which may hold escapes.
             out += &format!(
                 "{}{line}: {severity}: {}\n",
-                path.display(),
-                finding.message
+                ui::shown_path(&path),
+                ui::shown(&finding.message)
             );
         }
     }

@@ -58,23 +58,7 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
         ui.note("No store here: run `memctl init` to create one, or use --store DIR.");
         return Ok(Exit::Ok);
     }
-    let label_scopes = stores.len() > 1;
-    let mut out = String::new();
-    for (scoped, s) in &rows {
-        let kind = s.record_type().map_or("-", RecordType::as_str);
-        let scope = if label_scopes {
-            format!("{:<9} ", scoped.scope.as_str())
-        } else {
-            String::new()
-        };
-        out += &format!(
-            "{scope}{:<10} {}  {}\n",
-            kind,
-            ui.paint(Style::Bold, &s.id),
-            s.description()
-        );
-    }
-    ui::print(&out)?;
+    ui::print(&list_lines(ui, &rows, stores.len() > 1))?;
     ui.note(&match rows.len() {
         1 => "1 record".to_string(),
         n => format!("{n} records"),
@@ -85,6 +69,42 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
 /// Why a file named like a record is not shown.
 const NOT_A_RECORD_HINT: &str = "the file exists, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
 
+/// The most characters of an argument echoed in an error message.
+const MESSAGE_NAME_CHARS: usize = 40;
+
+/// The minimum room a description keeps on a narrow terminal.
+const MIN_DESCRIPTION_COLUMNS: usize = 20;
+
+/// One line a record, `[scope] type id description`, in aligned columns
+/// (display width, so a Korean id lines up) and within the output width:
+/// a long description is cut with `…` (`--json` keeps it whole).
+fn list_lines(ui: &Ui, rows: &[(&ScopedStore, Summary)], label_scopes: bool) -> String {
+    let ids: Vec<_> = rows.iter().map(|(_, s)| ui::shown(&s.id)).collect();
+    let id_columns = ids.iter().map(|id| ui::width(id)).max().unwrap_or(0);
+    let mut out = String::new();
+    for ((scoped, s), id) in rows.iter().zip(&ids) {
+        let mut line = String::new();
+        if label_scopes {
+            line += &ui::pad(scoped.scope.as_str(), 10);
+        }
+        line += &ui::pad(s.record_type().map_or("-", RecordType::as_str), 11);
+        let room = ui
+            .width
+            .saturating_sub(ui::width(&line) + id_columns + 2)
+            .max(MIN_DESCRIPTION_COLUMNS);
+        let padding = " ".repeat(id_columns - ui::width(id) + 2);
+        let description = ui::shown(s.description());
+        line += &format!(
+            "{}{padding}{}",
+            ui.paint(Style::Bold, id),
+            ui::fit(&description, room)
+        );
+        out += line.trim_end();
+        out.push('\n');
+    }
+    out
+}
+
 /// Finds a record by id in the stores a read covers, workspace first.
 pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore, Record)> {
     let stores = stores::read_stores(global)?;
@@ -93,7 +113,7 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
             let record = scoped.store.read_record(&entry.rel_path).map_err(|s| {
                 Failure::bad_input(format!(
                     "{}: {}",
-                    scoped.store.root().join(&s.rel_path).display(),
+                    ui::shown_path(&scoped.store.root().join(&s.rel_path)),
                     s.reason
                 ))
                 .with_hint(NOT_A_RECORD_HINT)
@@ -107,15 +127,18 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
     {
         return Err(Failure::bad_input(format!(
             "{}: {}",
-            scoped.store.root().join(&skipped.rel_path).display(),
+            ui::shown_path(&scoped.store.root().join(&skipped.rel_path)),
             skipped.reason
         ))
         .with_hint(NOT_A_RECORD_HINT)
         .into());
     }
-    Err(Failure::bad_input(format!("no record {id:?}"))
-        .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
-        .into())
+    Err(Failure::bad_input(format!(
+        "no record \"{}\"",
+        mdstore::escape::for_message(id, MESSAGE_NAME_CHARS)
+    ))
+    .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
+    .into())
 }
 
 /// The file that would be record `id` but is skipped (too large, a symlink
@@ -158,10 +181,15 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
     }
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
-    ui.note(&ui.paint(
+    ui.note(&ui.paint_err(
         Style::Dim,
-        &format!("# {} ({} store)", path.display(), scoped.scope.as_str()),
+        &format!(
+            "# {} ({} store)",
+            ui::shown_path(&path),
+            scoped.scope.as_str()
+        ),
     ));
-    ui::print(&text)?;
+    // The file as it is, but never a raw terminal escape (SPEC §2).
+    ui::print(&ui::shown_file(&text))?;
     Ok(Exit::Ok)
 }

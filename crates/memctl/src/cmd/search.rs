@@ -166,23 +166,25 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
     } else {
         String::new()
     };
-    let snippet = if ui.color {
+    let snippet = if ui.color_out {
         let mut text = String::new();
         let mut at = 0;
         for mark in &hit.snippet.marks {
-            text += &hit.snippet.text[at..mark.start];
-            text += &ui.paint(Style::Yellow, &hit.snippet.text[mark.clone()]);
+            text += &ui::shown(&hit.snippet.text[at..mark.start]);
+            text += &ui.paint(Style::Yellow, &ui::shown(&hit.snippet.text[mark.clone()]));
             at = mark.end;
         }
-        text + &hit.snippet.text[at..]
+        text + &ui::shown(&hit.snippet.text[at..])
     } else {
-        hit.snippet.bracketed()
+        ui::shown(&hit.snippet.bracketed()).into_owned()
     };
+    // Indented by two columns under the id.
+    let room = ui.width.saturating_sub(2);
     format!(
         "{} {}\n  {}\n  {}\n\n",
-        ui.paint(Style::Bold, &hit.id),
+        ui.paint(Style::Bold, &ui::shown(&hit.id)),
         ui.paint(Style::Dim, &format!("({scope}{kind}, {age})")),
-        hit.description,
+        ui::fit(&ui::shown(&hit.description), room),
         snippet
     )
 }
@@ -295,10 +297,11 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
             report.skipped.len()
         );
         for skipped in &report.skipped {
+            let path = scoped.store.root().join(&skipped.rel_path);
             out += &format!(
                 "  skipped {}: {}\n",
-                scoped.store.root().join(&skipped.rel_path).display(),
-                skipped.reason
+                ui::shown_path(&path),
+                ui::shown(&skipped.reason.to_string())
             );
         }
         ui::print(&out)?;

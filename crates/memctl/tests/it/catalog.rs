@@ -561,3 +561,20 @@ fn every_writer_reports_foreign_memory_md_it_kept() {
         env.run(&["check", "--store", &store]).assert_success();
     }
 }
+
+#[test]
+fn memory_md_never_carries_control_chars() {
+    let env = TestEnv::new();
+    env.write_store_file("hostile.md", crate::read::HOSTILE_RECORD);
+    env.remember("plain", "user", "A plain record", "Body.");
+    let catalog = env.read_store_file("MEMORY.md");
+    assert_eq!(
+        catalog.chars().find(|&c| c.is_control() && c != '\n'),
+        None,
+        "{catalog:?}"
+    );
+    assert!(
+        catalog.contains(r"retitle \\x1b\]0;TITLE\\x07 and \\x1b\[31mred\\x9b0m"),
+        "{catalog}"
+    );
+}

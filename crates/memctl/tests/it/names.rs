@@ -162,3 +162,74 @@ fn a_symlink_leading_outside_the_store_is_skipped_and_reported() {
         check.render()
     );
 }
+
+#[test]
+fn cyrillic_lookalike_name_is_refused() {
+    let env = TestEnv::new();
+    let before = env.store_bytes();
+    // Cyrillic р, а, у, р, а and a Latin l: it reads as "paypal".
+    let run = remember_named(&env, "\u{440}\u{430}\u{443}\u{440}\u{430}l");
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("may not mix scripts") && run.stderr.contains("U+006C"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+    // One script a name is fine, Japanese mixing Han and kana too.
+    for name in ["привет", "日本語のメモ", "한국어-pytest"] {
+        remember_named(&env, name).assert_success();
+        fs::remove_file(env.store().join(format!("{name}.md"))).expect("written");
+    }
+}
+
+#[test]
+fn fullwidth_name_is_the_same_record() {
+    let env = TestEnv::new();
+    env.remember("fullwidth", "project", "Half-width first", "One.");
+    let run = env.remember("ｆｕｌｌｗｉｄｔｈ", "project", "Full-width second", "Two.");
+    assert!(run.stdout.contains("UPDATE fullwidth"), "{}", run.render());
+    let records: Vec<_> = fs::read_dir(env.store())
+        .expect("the store")
+        .map(|e| e.expect("an entry").file_name())
+        .filter(|n| n != "MEMORY.md")
+        .collect();
+    assert_eq!(records, ["fullwidth.md"]);
+    assert!(
+        env.read_store_file("fullwidth.md")
+            .contains("Full-width second")
+    );
+}
+
+#[test]
+fn name_with_md_extension_is_not_doubled() {
+    let env = TestEnv::new();
+    remember_named(&env, "notes.md").assert_success();
+    assert!(env.store().join("notes.md").is_file());
+    assert!(!env.store().join("notes.md.md").exists());
+    env.run(&["show", "notes"]).assert_success();
+}
+
+#[test]
+fn long_name_is_not_echoed_whole_by_show() {
+    let env = TestEnv::new();
+    let long = "a".repeat(5_000);
+    let run = env.run(&["show", &long]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains(&format!("\"{}…\"", "a".repeat(39))),
+        "{}",
+        run.render()
+    );
+    assert!(!run.stderr.contains(&"a".repeat(41)), "{}", run.render());
+}
+
+#[test]
+#[ignore = "needs write.rs's PlanError::Name to quote the name with mdstore::escape::for_message (the write-path branch)"]
+fn long_name_is_not_echoed_whole_by_remember() {
+    let env = TestEnv::new();
+    let run = remember_named(&env, &"a".repeat(5_000));
+    run.assert_code(2);
+    assert!(run.stderr.contains("this one has 5000"), "{}", run.render());
+    assert!(!run.stderr.contains(&"a".repeat(41)), "{}", run.render());
+}

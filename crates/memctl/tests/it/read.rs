@@ -316,4 +316,147 @@ fn show_record_that_is_not_text_says_why() {
             run.render()
         );
     }
+
+/// A hand-written record whose name, description and tags hold terminal
+/// escapes: a window-title change (OSC), a colour (CSI) and a C1 CSI.
+pub const HOSTILE_RECORD: &str = "---\nname: \"hostile\\e[2J\"\ndescription: \"retitle \\e]0;TITLE\\a and \\e[31mred\\x9b0m\"\ntype: project\ntags: [\"tag\\e[5m\"]\n---\nThe body says \u{1b}[31mred\u{1b}[0m too.\n";
+
+#[test]
+fn terminal_escape_in_description_is_shown_escaped() {
+    let env = TestEnv::new();
+    env.write_store_file("hostile.md", HOSTILE_RECORD);
+    for args in [
+        &["list"][..],
+        &["show", "hostile"],
+        &["search", "retitle"],
+        &["check"],
+        &["status"],
+    ] {
+        let run = env.run(args);
+        let raw = run
+            .all_output()
+            .chars()
+            .find(|&c| c.is_control() && c != '\n');
+        assert_eq!(raw, None, "a raw control character\n{}", run.render());
+    }
+    let list = env.run(&["list"]);
+    assert!(
+        list.stdout
+            .contains(r"retitle \x1b]0;TITLE\x07 and \x1b[31mred\x9b0m"),
+        "{}",
+        list.render()
+    );
+    let show = env.run(&["show", "hostile"]);
+    assert!(
+        show.stdout
+            .contains(r"The body says \x1b[31mred\x1b[0m too."),
+        "{}",
+        show.render()
+    );
+    let search = env.run(&["search", "retitle"]);
+    assert!(
+        search.stdout.contains(r"retitle \x1b]0;TITLE\x07"),
+        "{}",
+        search.render()
+    );
+    // JSON is for programs: the text is there whole, escaped by JSON itself.
+    let json = env.run(&["list", "--json"]);
+    assert_eq!(
+        json_of(&json)[0]["description"],
+        "retitle \u{1b}]0;TITLE\u{7} and \u{1b}[31mred\u{9b}0m"
+    );
+}
+
+#[test]
+fn list_columns_align_with_cjk() {
+    let env = TestEnv::new();
+    env.write_record("한국어-메모", "user", "Korean id", "본문.");
+    env.write_record("ab", "user", "Latin id", "Body.");
+    env.write_record("a-much-longer-latin-id", "project", "Longer id", "Body.");
+    let run = env.run(&["list"]);
+    run.assert_success();
+    // Each description starts at the same display column; Hangul takes two.
+    let columns: Vec<usize> = run
+        .stdout
+        .lines()
+        .map(|line| {
+            let (before, _) = line.split_once(" id").expect("a description");
+            let (before, _) = before.rsplit_once(' ').expect("a word before");
+            before
+                .chars()
+                .map(|c| {
+                    if ('\u{ac00}'..='\u{d7a3}').contains(&c) {
+                        2
+                    } else {
+                        1
+                    }
+                })
+                .sum()
+        })
+        .collect();
+    assert_eq!(columns.len(), 3, "{}", run.render());
+    assert!(
+        columns.iter().all(|&c| c == columns[0]),
+        "{columns:?}\n{}",
+        run.render()
+    );
+    assert_run_snapshot!(env, run);
+}
+
+#[test]
+fn long_description_is_cut_in_human_output() {
+    let mut env = TestEnv::new();
+    let long = "word ".repeat(2_000);
+    env.write_record("long", "project", long.trim_end(), "Body.");
+    env.write_record("short", "project", "Short", "Body.");
+    // Not a terminal: 100 columns unless $COLUMNS says otherwise.
+    for (columns, width) in [(None, 100), (Some("60"), 60)] {
+        if let Some(columns) = columns {
+            env.set_var("COLUMNS", columns);
+        }
+        let run = env.run(&["list"]);
+        run.assert_success();
+        let line = run.stdout.lines().next().expect("the long record's line");
+        assert_eq!(line.chars().count(), width, "{line}");
+        assert!(line.ends_with('…'), "{line}");
+        let search = env.run(&["search", "word"]);
+        let description = search.stdout.lines().nth(1).expect("a description line");
+        assert!(description.chars().count() <= width, "{description}");
+        assert!(description.ends_with('…'), "{description}");
+    }
+    let json = env.run(&["list", "--json"]);
+    assert_eq!(json_of(&json)[0]["description"], long.trim_end());
+}
+
+#[test]
+fn color_is_decided_per_stream_by_the_usual_variables() {
+    let mut env = TestEnv::new();
+    env.write_record("colour", "user", "Coloured", "Body.");
+    env.write_store_file("broken.md", "\u{0}");
+    // NO_COLOR (set by the test environment) and no terminal: no colour.
+    let plain = env.run(&["list"]);
+    assert!(!plain.all_output().contains('\u{1b}'), "{}", plain.render());
+    // --color always: both streams.
+    let always = env.run(&["list", "--color", "always"]);
+    assert!(
+        always.stdout.contains("\u{1b}[1mcolour"),
+        "{}",
+        always.render()
+    );
+    assert!(
+        always.stderr.contains("\u{1b}[33mwarning:"),
+        "{}",
+        always.render()
+    );
+    // CLICOLOR_FORCE without NO_COLOR: anstream's rule, not a terminal needed.
+    env.set_var("NO_COLOR", "");
+    env.set_var("CLICOLOR_FORCE", "1");
+    let forced = env.run(&["list"]);
+    assert!(
+        forced.stdout.contains("\u{1b}[1mcolour"),
+        "{}",
+        forced.render()
+    );
+    let never = env.run(&["list", "--color", "never"]);
+    assert!(!never.all_output().contains('\u{1b}'), "{}", never.render());
 }

@@ -1,0 +1,104 @@
+//! Text from record files made safe to show (SPEC §2): memctl refuses
+//! control characters on write, but a hand-written file can hold them, and
+//! printed raw an ESC or BEL can retitle, recolour or scroll a terminal. Every
+//! command that prints a name, description, tag or path, and `MEMORY.md`,
+//! goes through [`escape_controls`] (or [`escape_controls_keep_lines`] for a
+//! whole file), so there is one rule for what is shown.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// `text` with every control character (C0, DEL, C1) written as `\x1b`.
+/// For one-line fields: a newline or tab is escaped too.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
+/// Like [`escape_controls`], but a tab, a newline and the `\r` of a CRLF are
+/// kept: for showing a whole file or a body.
+pub fn escape_controls_keep_lines(text: &str) -> Cow<'_, str> {
+    escape(text, true)
+}
+
+/// `text` for an error message: escaped, and cut to `max_chars` characters
+/// with `…` so that a 5,000-character argument is not echoed whole.
+pub fn for_message(text: &str, max_chars: usize) -> String {
+    let escaped = escape_controls(text);
+    if escaped.chars().count() <= max_chars {
+        return escaped.into_owned();
+    }
+    let kept: String = escaped.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// Whether `text` holds a control character [`escape_controls`] would escape.
+pub fn has_controls(text: &str) -> bool {
+    text.chars().any(char::is_control)
+}
+
+fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let line_end = match c {
+            '\n' | '\t' => true,
+            '\r' => chars.peek().is_some_and(|&(_, next)| next == '\n'),
+            _ => false,
+        };
+        if c.is_control() && !(keep_lines && line_end) {
+            let out = out.get_or_insert_with(|| text[..at].to_string());
+            // Every control character is below U+00A0: two hex digits do.
+            let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else if let Some(out) = out.as_mut() {
+            out.push(c);
+        }
+    }
+    out.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use rstest::rstest;
+
+    use super::*;
+
+    #[rstest]
+    #[case::plain("Tests use pytest", "Tests use pytest")]
+    #[case::osc_title("\u{1b}]0;TITLE\u{7}x", "\\x1b]0;TITLE\\x07x")]
+    #[case::sgr("\u{1b}[31mred\u{1b}[0m", "\\x1b[31mred\\x1b[0m")]
+    #[case::c1_csi("a\u{9b}31m", "a\\x9b31m")]
+    #[case::del("a\u{7f}", "a\\x7f")]
+    #[case::newline_and_tab("a\nb\tc", "a\\x0ab\\x09c")]
+    #[case::cjk("한국어 설명", "한국어 설명")]
+    fn one_line_fields_escape_every_control(#[case] text: &str, #[case] shown: &str) {
+        assert_eq!(escape_controls(text), shown);
+    }
+
+    #[rstest]
+    #[case::lines_kept("a\nb\tc\r\n", "a\nb\tc\r\n")]
+    #[case::escape_in_body("x \u{1b}[2J y\n", "x \\x1b[2J y\n")]
+    #[case::lone_cr("done\rfake\n", "done\\x0dfake\n")]
+    #[case::lone_cr_among_crlf("a\r\nb\rc\r\n", "a\r\nb\\x0dc\r\n")]
+    fn whole_files_keep_their_lines(#[case] text: &str, #[case] shown: &str) {
+        assert_eq!(escape_controls_keep_lines(text), shown);
+    }
+
+    #[test]
+    fn clean_text_is_not_copied() {
+        assert!(matches!(escape_controls("clean"), Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_controls_keep_lines("a\r\nb\n"),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn long_text_is_cut_for_a_message() {
+        let long = "a".repeat(5_000);
+        let shown = for_message(&long, 40);
+        assert_eq!(shown.chars().count(), 40);
+        assert!(shown.ends_with('…'));
+        assert_eq!(for_message("short\u{7}", 40), "short\\x07");
+    }
+}
