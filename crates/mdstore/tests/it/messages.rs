@@ -11,6 +11,7 @@ fn budget_warning_names_no_command_that_does_not_exist() {
         lines: 200,
         bytes: 24_000,
         budget: Budget::default(),
+        preserved: None,
     };
     let warning = mdstore::write::budget_warning(&catalog);
     assert!(warning.contains("12 records are left out"), "{warning}");
