@@ -24,8 +24,7 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     };
     let existed = dir.is_dir();
     let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())
-        .map_err(|e| Failure::new(Exit::Conflict, e.to_string()))?;
+    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())?;
     let view = StoreView::load(&store);
     catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     let what = if global.global { "global" } else { "workspace" };

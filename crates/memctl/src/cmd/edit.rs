@@ -6,8 +6,8 @@ use std::process::Command;
 
 use anyhow::Context;
 use jiff::Timestamp;
-use mdstore::lock::{self, StoreLock};
-use mdstore::{atomic, catalog, edit};
+use mdstore::edit;
+use mdstore::txn::EditError;
 
 use crate::cli::{EditArgs, GlobalArgs};
 use crate::cmd::read::find_record;
@@ -69,10 +69,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
                 format!("not valid UTF-8: {e}"),
             )],
         };
-        for problem in &problems {
-            let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
-            eprintln!("{}{line}: {}", path.display(), problem.message);
-        }
+        print_problems(&path, &problems);
         if !ui.interactive {
             return Err(Failure::bad_input(format!(
                 "the edit of {} is invalid; nothing was saved",
@@ -87,34 +84,49 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
         }
     };
 
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())
-        .map_err(|e| Failure::new(Exit::Conflict, format!("{e}; nothing was saved")))?;
-    let now_on_disk = fs::read(&path).ok();
-    if now_on_disk.as_deref() != Some(original.as_slice()) {
-        let kept = workdir.keep();
-        return Err(Failure::new(
-            Exit::Conflict,
-            format!(
-                "{} changed on disk while you were editing it; nothing was saved",
-                path.display()
-            ),
-        )
-        .with_hint(format!(
-            "your edit is kept at {}",
-            kept.join(format!("{leaf}.md")).display()
-        ))
-        .into());
-    }
     // Whole seconds, like every timestamp `remember` writes (SPEC §2's example).
     let now =
         Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
-    let text = edit::finish(&edited, record.meta.revision.unwrap_or(1), now);
-    mdstore::write::clean_temp_files(store);
-    atomic::write_file(&path, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let view = index_hook::view_for_write(store);
-    catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
-    index_hook::after_write(store, std::slice::from_ref(&record.rel_path));
+    let mut txn = index_hook::begin(store)?;
+    let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
+    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    match saved {
+        Ok(()) => {}
+        Err(EditError::Changed(_)) => {
+            let kept = workdir.keep();
+            return Err(Failure::new(
+                Exit::Conflict,
+                format!(
+                    "{} changed on disk while you were editing it; nothing was saved",
+                    path.display()
+                ),
+            )
+            .with_hint(format!(
+                "your edit is kept at {}",
+                kept.join(format!("{leaf}.md")).display()
+            ))
+            .into());
+        }
+        Err(EditError::Invalid(_, problems)) => {
+            print_problems(&path, &problems);
+            return Err(Failure::bad_input(format!(
+                "the edit of {} is invalid; nothing was saved",
+                record.id
+            ))
+            .into());
+        }
+        Err(e) => return Err(e.into()),
+    }
     ui.note(&format!("Saved {}.", record.id));
+    committed.catalog.context(
+        "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
+    )?;
     Ok(Exit::Ok)
+}
+
+fn print_problems(path: &std::path::Path, problems: &[mdstore::Problem]) {
+    for problem in problems {
+        let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
+        eprintln!("{}{line}: {}", path.display(), problem.message);
+    }
 }
