@@ -134,9 +134,19 @@ impl<'s> Transaction<'s> {
         &self.view
     }
 
-    /// Classifies `candidate` against the store as it is now.
-    pub fn plan(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Plan, PlanError> {
-        write::plan(self.store, &self.view, candidate, options)
+    /// Classifies `candidate` against the store as it is now. A NOOP asks
+    /// for `MEMORY.md` to be checked at commit: a re-run is how a person
+    /// repairs one that an earlier write could not update.
+    pub fn plan(
+        &mut self,
+        candidate: &Candidate,
+        options: &WriteOptions,
+    ) -> Result<Plan, PlanError> {
+        let plan = write::plan(self.store, &self.view, candidate, options)?;
+        if matches!(plan.operation, Operation::Noop { .. }) {
+            self.refresh_catalog = true;
+        }
+        Ok(plan)
     }
 
     /// Plans `candidate` again and writes it. With `shown` (a plan a person
@@ -151,12 +161,9 @@ impl<'s> Transaction<'s> {
         let plan = self.plan(candidate, options)?;
         let outcome = match &plan.operation {
             Operation::Refused(refusal) => Outcome::Refused(refusal.clone()),
-            Operation::Noop { existing } => {
-                self.refresh_catalog = true;
-                Outcome::Noop {
-                    existing: existing.clone(),
-                }
-            }
+            Operation::Noop { existing } => Outcome::Noop {
+                existing: existing.clone(),
+            },
             _ if shown
                 .is_some_and(|s| s.operation != plan.operation || s.new_text != plan.new_text) =>
             {

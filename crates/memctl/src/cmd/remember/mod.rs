@@ -13,7 +13,7 @@ use anyhow::Context;
 use jiff::Timestamp;
 use mdstore::txn::{self, Transaction, WriteError};
 use mdstore::view::StoreView;
-use mdstore::write::{self, Candidate, Operation, Plan, WriteOptions};
+use mdstore::write::{self, Candidate, Operation, Plan, PlanError, WriteOptions};
 use mdstore::{Source, Store};
 
 use crate::cli::{GlobalArgs, RememberArgs, WriteScope};
@@ -97,23 +97,20 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
     let mut held: BTreeMap<Scope, Transaction<'_>> = BTreeMap::new();
     let mut budget_warnings = Vec::new();
     for (scope, scoped) in &targets.store_of {
-        let txn = if args.yes && !args.dry_run && !targets.missing.contains_key(scope) {
-            Some(index_hook::begin(&scoped.store)?)
-        } else {
-            None
-        };
-        let loaded;
-        let view = match &txn {
-            Some(txn) => txn.view(),
-            None => {
-                loaded = index_hook::view_for_write(&scoped.store);
-                &loaded
-            }
-        };
-        plan_scope(&mut items, *scope, &scoped.store, view, &options, from_json)?;
-        budget_warnings.extend(budget_warning(&items, *scope, view));
-        if let Some(txn) = txn {
+        let store = &scoped.store;
+        if args.yes && !args.dry_run && !targets.missing.contains_key(scope) {
+            let mut txn = index_hook::begin(store)?;
+            plan_scope(&mut items, *scope, store, from_json, |c| {
+                txn.plan(c, &options)
+            })?;
+            budget_warnings.extend(budget_warning(&items, *scope, txn.view()));
             held.insert(*scope, txn);
+        } else {
+            let view = index_hook::view_for_write(store);
+            plan_scope(&mut items, *scope, store, from_json, |c| {
+                write::plan(store, &view, c, &options)
+            })?;
+            budget_warnings.extend(budget_warning(&items, *scope, &view));
         }
     }
     if !args.json {
@@ -264,15 +261,14 @@ fn plan_scope(
     items: &mut [Item],
     scope: Scope,
     store: &Store,
-    view: &StoreView,
-    options: &WriteOptions,
     from_json: bool,
+    mut plan_one: impl FnMut(&Candidate) -> Result<Plan, PlanError>,
 ) -> anyhow::Result<()> {
     for (n, item) in items.iter_mut().enumerate() {
         if item.scope != scope || item.outcome.is_some() {
             continue;
         }
-        let plan = match write::plan(store, view, &item.candidate, options) {
+        let plan = match plan_one(&item.candidate) {
             Ok(plan) => plan,
             Err(e) if from_json => {
                 item.outcome = Some(Outcome::bad_input(format!(
