@@ -4,6 +4,7 @@ use anyhow::Context;
 use jiff::Timestamp;
 use mdstore::guard::secrets;
 use mdstore::write::ForgetError;
+use mdstore::{Store, Summary};
 
 use crate::cli::{ForgetArgs, GlobalArgs};
 use crate::cmd::remember::print_error;
@@ -39,29 +40,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         }
     };
     let store = &scoped.store;
-    let view = index_hook::view_for_write(store);
-    let mut targets = Vec::new();
-    for id in &args.ids {
-        match view.find(id) {
-            Some(summary) => targets.push(summary.clone()),
-            None => {
-                let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
-                    Some(t) => format!(
-                        "it was already forgotten on {}",
-                        t.forgotten_at.strftime("%Y-%m-%d")
-                    ),
-                    None => "`memctl list` shows the ids".to_string(),
-                };
-                return Err(Failure::bad_input(format!(
-                    "no record {id:?} in the {} store {}",
-                    scope.as_str(),
-                    store.root().display()
-                ))
-                .with_hint(hint)
-                .into());
-            }
-        }
-    }
+    let targets = find_targets(store, scope, &args.ids)?;
     let mut plan = String::new();
     for summary in &targets {
         plan += &format!(
@@ -111,6 +90,34 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         "the records are forgotten, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
     Ok(Exit::Ok)
+}
+
+/// The records to forget, as the store is before the lock: shown for
+/// confirmation, and forgotten again by id under the lock.
+fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<Vec<Summary>> {
+    let view = index_hook::view_for_write(store);
+    let mut targets = Vec::new();
+    for id in ids {
+        if let Some(summary) = view.find(id) {
+            targets.push(summary.clone());
+            continue;
+        }
+        let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
+            Some(t) => format!(
+                "it was already forgotten on {}",
+                t.forgotten_at.strftime("%Y-%m-%d")
+            ),
+            None => "`memctl list` shows the ids".to_string(),
+        };
+        return Err(Failure::bad_input(format!(
+            "no record {id:?} in the {} store {}",
+            scope.as_str(),
+            store.root().display()
+        ))
+        .with_hint(hint)
+        .into());
+    }
+    Ok(targets)
 }
 
 fn forget_failure(id: &str, err: ForgetError) -> anyhow::Error {
