@@ -94,7 +94,10 @@ pub struct Committed {
     pub catalog: io::Result<Option<Catalog>>,
 }
 
-/// A store's write lock, with the view of the store taken under it.
+/// A store's write lock, with the view of the store taken under it. Each
+/// record write is whole on its own; one dropped without
+/// [`Transaction::commit`] leaves `MEMORY.md` and the index behind until the
+/// next commit or search, which catch up.
 #[derive(Debug)]
 pub struct Transaction<'s> {
     store: &'s Store,

@@ -48,6 +48,14 @@ impl Field {
         }
     }
 
+    /// The field as a message names one value of it.
+    fn noun(self) -> &'static str {
+        match self {
+            Field::Tags => "tag",
+            other => other.key(),
+        }
+    }
+
     const ALL: [Field; 8] = [
         Field::Name,
         Field::Type,
@@ -162,7 +170,7 @@ fn json_tags(map: &Map<String, Value>) -> Result<Vec<String>, CandidateJsonError
 pub enum InputError {
     #[error("a new record needs a {}", .0.key())]
     Missing(Field),
-    #[error("the {} holds the control character U+{code:04X}{}; memory text may not hold control characters", .field.key(), .line.map(|l| format!(" on line {l}")).unwrap_or_default())]
+    #[error("the {} holds the control character U+{code:04X}{}; memory text may not hold control characters", .field.noun(), .line.map(|l| format!(" on line {l}")).unwrap_or_default())]
     ControlCharacter {
         field: Field,
         code: u32,

@@ -93,7 +93,7 @@ fn empty_or_multiline_tag_is_refused() {
     let before = env.store_bytes();
     for (tag, said) in [
         ("", "tag 1 is empty"),
-        ("a\nb", "the tags holds the control character U+000A"),
+        ("a\nb", "the tag holds the control character U+000A"),
     ] {
         let mut args = remember_args("tagged", "tagged");
         args.extend(["--tag", tag, "body"]);

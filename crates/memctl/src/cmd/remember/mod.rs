@@ -407,11 +407,10 @@ fn apply_all<'s>(
             None if pending => index_hook::begin(store)?,
             None => continue,
         };
-        for item in items
-            .iter_mut()
-            .filter(|i| i.scope == *scope && i.outcome.is_none())
-        {
-            write_item(&mut txn, item, options);
+        for (n, item) in items.iter_mut().enumerate() {
+            if item.scope == *scope && item.outcome.is_none() {
+                write_item(&mut txn, item, options, n);
+            }
         }
         let committed = txn.commit(&mut index_hook::IndexSink(store));
         if let Err(e) = committed.catalog {
@@ -421,7 +420,7 @@ fn apply_all<'s>(
     Ok(catalog_failures)
 }
 
-fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions) {
+fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions, n: usize) {
     let shown = item.plan.take();
     let outcome = match txn.write(&item.candidate, options, shown.as_ref()) {
         Ok(step) => {
@@ -429,9 +428,14 @@ fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions
             item.plan = Some(step.plan);
             outcome
         }
+        // Input was checked when the plan was shown; what fails now is the
+        // store under the lock (a file in the way).
         Err(WriteError::Plan(e)) => {
             item.plan = shown;
-            Outcome::bad_input(e.to_string())
+            Outcome::bad_input(format!(
+                "{}: {e}",
+                input::label_candidate(n, Some(&item.candidate.name))
+            ))
         }
         Err(e @ WriteError::Io { .. }) => {
             item.plan = shown;
