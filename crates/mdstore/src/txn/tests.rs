@@ -303,3 +303,59 @@ fn edit_that_adds_a_secret_is_refused() {
         RECORD
     );
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Every file under `root` and its bytes.
+    fn files(root: &std::path::Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        walkdir::WalkDir::new(root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().to_path_buf(), fs::read(e.path()).unwrap()))
+            .collect()
+    }
+
+    fn any_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z]{1,12}",
+            any::<String>(),
+            "[a-z \\x00-\\x1f\\x7f\\u{80}-\\u{9f}]{0,20}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever a client sends, a write either leaves a readable record
+        /// with the planned id or leaves the store exactly as it was.
+        #[test]
+        fn any_candidate_is_written_whole_or_not_at_all(
+            name in any_text(),
+            description in any_text(),
+            body in any_text(),
+            tag in proptest::option::of(any_text()),
+        ) {
+            let (dir, store) = new_store();
+            let before = files(dir.path());
+            let c = Candidate {
+                tags: tag.into_iter().collect(),
+                ..candidate(&name, &description, &body)
+            };
+            let mut txn = begin(&store);
+            let step = txn.write(&c, &options(), None);
+            txn.commit(&mut ());
+            match step {
+                Ok(Step { plan, outcome: Outcome::Saved { .. } }) => {
+                    let record = store.read_record(&plan.rel_path);
+                    prop_assert!(record.is_ok(), "{:?}", record);
+                    prop_assert_eq!(record.unwrap().id, plan.id);
+                }
+                _ => prop_assert_eq!(files(dir.path()), before),
+            }
+        }
+    }
+}
