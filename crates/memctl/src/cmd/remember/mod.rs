@@ -79,7 +79,7 @@ impl Outcome {
 struct Targets {
     store_of: BTreeMap<Scope, ScopedStore>,
     missing: BTreeMap<Scope, PathBuf>,
-    _stand_in: Option<tempfile::TempDir>,
+    stand_in: Option<tempfile::TempDir>,
 }
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
@@ -213,7 +213,7 @@ fn open_targets(
     let mut targets = Targets {
         store_of: BTreeMap::new(),
         missing: BTreeMap::new(),
-        _stand_in: None,
+        stand_in: None,
     };
     let scopes: BTreeSet<Scope> = items
         .iter()
@@ -229,14 +229,14 @@ fn open_targets(
                 if !args.dry_run {
                     stores::confirm_creation(scope, &dir, ui, args.yes)?;
                 }
-                if targets._stand_in.is_none() {
-                    targets._stand_in = Some(
+                if targets.stand_in.is_none() {
+                    targets.stand_in = Some(
                         tempfile::tempdir()
                             .context("cannot create a temporary folder to plan in")?,
                     );
                 }
                 let root = targets
-                    ._stand_in
+                    .stand_in
                     .as_ref()
                     .map(|d| d.path().join(scope.as_str()))
                     .context("cannot create a temporary folder to plan in")?;
