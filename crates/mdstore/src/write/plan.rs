@@ -302,10 +302,9 @@ fn lower_trust(candidate: &Candidate, old: &Record, options: &WriteOptions) -> O
 /// Another record holding the same description and body, found by reading
 /// only the bodies of records whose description already matches.
 fn same_content_elsewhere(store: &Store, view: &StoreView, merged: &Merged) -> Option<String> {
-    let wanted = one_line(&merged.description).to_lowercase();
     view.summaries
         .iter()
-        .filter(|s| one_line(s.description()).to_lowercase() == wanted)
+        .filter(|s| same_words_ignoring_case(s.description(), &merged.description))
         .find_map(|s| {
             let record = store.read_record(&s.rel_path).ok()?;
             let theirs = content_hash(
@@ -314,6 +313,28 @@ fn same_content_elsewhere(store: &Store, view: &StoreView, merged: &Merged) -> O
             );
             (theirs == merged.hash).then_some(record.id)
         })
+}
+
+/// A write plans at least twice (shown, then under the lock) and compares
+/// with every description of the store each time: without allocating.
+fn same_words_ignoring_case(a: &str, b: &str) -> bool {
+    let mut theirs = a.split_whitespace();
+    let mut ours = b.split_whitespace();
+    loop {
+        match (theirs.next(), ours.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) => {
+                let same = x == y
+                    || x.chars()
+                        .flat_map(char::to_lowercase)
+                        .eq(y.chars().flat_map(char::to_lowercase));
+                if !same {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// The new file text: the existing frontmatter with only memctl's keys set,
@@ -351,6 +372,6 @@ fn render(
     }
 }
 
-pub(super) fn one_line(text: &str) -> String {
+fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -335,3 +335,34 @@ fn a_long_bad_name_is_not_echoed_whole() {
     assert!(message.len() < 400, "{message}");
     assert!(message.contains("5002 characters"), "{message}");
 }
+
+#[test]
+fn noop_under_another_id_ignores_case_and_spacing_of_the_description() {
+    let (_dir, store) = store_with(&[(
+        "ci.md",
+        "---\nname: ci\ndescription: CI  runs on push\ntype: project\n---\nbody\n",
+    )]);
+    let other_case = plan_in(
+        &store,
+        &candidate("pipeline", "ci RUNS   on push", "body\n"),
+        &options(),
+    );
+    assert_eq!(
+        other_case.operation,
+        Operation::Noop {
+            existing: "ci".into()
+        }
+    );
+    let other_words = plan_in(
+        &store,
+        &candidate("pipeline", "CI runs on pull", "body\n"),
+        &options(),
+    );
+    assert_eq!(other_words.operation, Operation::Add);
+    let more_words = plan_in(
+        &store,
+        &candidate("pipeline", "CI runs on push now", "body\n"),
+        &options(),
+    );
+    assert_eq!(more_words.operation, Operation::Add);
+}
