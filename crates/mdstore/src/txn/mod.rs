@@ -5,6 +5,37 @@
 //! then regenerates `MEMORY.md` once and tells a [`ChangeSink`] (the search
 //! index) which paths changed. Nothing here asks a person anything, so the
 //! CLI, `dream` and an MCP server can all write through it.
+//!
+//! ```
+//! use std::time::Duration;
+//! use mdstore::txn::{Outcome, Transaction};
+//! use mdstore::view::StoreView;
+//! use mdstore::write::{Candidate, WriteOptions};
+//! use mdstore::{RecordType, Source, Store};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = Store::create(dir.path()).unwrap();
+//! let options = WriteOptions {
+//!     force: false,
+//!     expect_revision: None,
+//!     refuse_temporary: true,
+//!     default_source: Source::Inferred,
+//!     now: jiff::Timestamp::now(),
+//! };
+//! let candidate = Candidate {
+//!     name: "prefer-pytest".into(),
+//!     record_type: Some(RecordType::Feedback),
+//!     description: Some("Tests use pytest".into()),
+//!     body: Some("New tests use pytest.".into()),
+//!     ..Candidate::default()
+//! };
+//! let mut txn = Transaction::begin(&store, Duration::from_secs(10), StoreView::load).unwrap();
+//! let step = txn.write(&candidate, &options, None).unwrap();
+//! assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+//! let committed = txn.commit(&mut ()); // no index to tell
+//! assert!(committed.catalog.unwrap().is_some());
+//! assert!(dir.path().join("prefer-pytest.md").is_file());
+//! ```
 
 use std::fs;
 use std::io;
