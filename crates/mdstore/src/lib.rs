@@ -33,6 +33,7 @@ pub mod lock;
 pub mod record;
 pub mod store;
 pub mod tombstone;
+pub mod txn;
 pub mod view;
 pub mod write;
 

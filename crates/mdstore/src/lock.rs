@@ -6,7 +6,7 @@
 
 use std::fs::{File, TryLockError};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,8 +22,8 @@ pub struct StoreLock {
 /// Why the lock could not be had.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("another memctl process held the store's write lock for {0:?}")]
-    Timeout(Duration),
+    #[error("another memctl process held the write lock of {} for {waited:?}", .root.display())]
+    Timeout { root: PathBuf, waited: Duration },
     #[error("cannot open the store's lock: {0}")]
     Io(#[from] io::Error),
 }
@@ -50,7 +50,10 @@ impl StoreLock {
                 Err(TryLockError::Error(e)) => return Err(LockError::Io(e)),
             }
             if start.elapsed() >= timeout {
-                return Err(LockError::Timeout(timeout));
+                return Err(LockError::Timeout {
+                    root: root.to_path_buf(),
+                    waited: timeout,
+                });
             }
             thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(25));
@@ -81,7 +84,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = StoreLock::acquire(dir.path(), Duration::from_millis(50)).unwrap();
         let err = StoreLock::acquire(dir.path(), Duration::from_millis(30)).unwrap_err();
-        assert!(matches!(err, LockError::Timeout(_)));
+        assert!(matches!(err, LockError::Timeout { .. }));
         drop(first);
         StoreLock::acquire(dir.path(), Duration::from_millis(30)).unwrap();
     }

@@ -109,6 +109,21 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
             "a tombstone needs a record id",
         ));
     }
+    // Teams commit tombstones: whoever writes one, its reason holds no secret.
+    if let Some(found) = tombstone
+        .reason
+        .as_deref()
+        .map(crate::guard::secrets::find_secrets)
+        && let Some(first) = found.first()
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the tombstone's reason looks like it holds a secret (rule {})",
+                first.rule
+            ),
+        ));
+    }
     let file = TombstoneFile {
         id: tombstone.id.clone(),
         forgotten_at: tombstone.forgotten_at.to_string(),
@@ -371,6 +386,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = write(dir.path(), &tombstone("", None, "a")).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn secret_in_a_tombstone_reason_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let tomb = tombstone("x", Some("key AKIAIOSFODNN7REALKEY"), "b");
+        let err = write(dir.path(), &tomb).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(!err.to_string().contains("AKIA"), "{err}");
+        assert!(!tombstone_path(dir.path(), "x").exists());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use mdstore::lock::LockError;
+
 /// SPEC §10.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -49,3 +51,26 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// The message, hint and exit code of any error a command returns: the one
+/// place where library errors that are not I/O failures get their exit code.
+pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
+    if let Some(failure) = err.chain().find_map(|e| e.downcast_ref::<Failure>()) {
+        return (failure.exit, failure.message.clone(), failure.hint.clone());
+    }
+    if let Some(timeout @ LockError::Timeout { .. }) =
+        err.chain().find_map(|e| e.downcast_ref::<LockError>())
+    {
+        return (
+            Exit::Conflict,
+            format!("{timeout}; nothing was written"),
+            Some("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)".to_string()),
+        );
+    }
+    let message = err
+        .chain()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ");
+    (Exit::Internal, message, None)
+}

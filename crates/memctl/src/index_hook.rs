@@ -5,15 +5,32 @@ use std::path::PathBuf;
 
 use mdindex::{Index, WatcherState};
 use mdstore::Store;
+use mdstore::lock::{self, LockError};
+use mdstore::txn::{ChangeSink, Transaction};
 use mdstore::view::StoreView;
 
 use crate::cmd::search;
+
+/// Starts a write to `store`: its lock (waited for as `MEMCTL_LOCK_TIMEOUT_MS`
+/// says) and the view the write plans from.
+pub fn begin(store: &Store) -> Result<Transaction<'_>, LockError> {
+    Transaction::begin(store, lock::timeout_from_env(), view_for_write)
+}
+
+/// The search index of a store, told of each transaction's changes.
+pub struct IndexSink<'a>(pub &'a Store);
+
+impl ChangeSink for IndexSink<'_> {
+    fn changed(&mut self, rel_paths: &[PathBuf]) {
+        after_write(self.0, rel_paths);
+    }
+}
 
 /// Tells the index that memctl itself changed these record paths, so that it
 /// never lags its own writes. An index that does not exist yet is left for
 /// the next search to build. Failures are not fatal: the files are the
 /// truth, and the next search compares them with the index anyway.
-pub fn after_write(store: &Store, rel_paths: &[PathBuf]) {
+fn after_write(store: &Store, rel_paths: &[PathBuf]) {
     if rel_paths.is_empty() {
         return;
     }

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
-use crate::failure::{Exit, Failure};
+use crate::failure::Exit;
 use crate::ui::Ui;
 
 fn main() -> ExitCode {
@@ -61,15 +61,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
 
 /// Prints an error with its causes and hint; returns its exit code.
 fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
-    let failure = err.chain().find_map(|e| e.downcast_ref::<Failure>());
-    let message = match failure {
-        Some(f) => f.message.clone(),
-        None => err
-            .chain()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(": "),
-    };
-    ui.error(&message, failure.and_then(|f| f.hint.as_deref()));
-    failure.map_or(Exit::Internal, |f| f.exit)
+    let (exit, message, hint) = failure::classify(err);
+    ui.error(&message, hint.as_deref());
+    exit
 }

@@ -34,8 +34,7 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     stores::refuse_file_as_store(&named, &dir)?;
     let existed = dir.is_dir();
     let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())
-        .map_err(|e| Failure::new(Exit::Conflict, e.to_string()))?;
+    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())?;
     let view = StoreView::load(&store);
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     note_preserved(ui, &catalog);

@@ -2,16 +2,16 @@
 //! invalid, saved atomically only when whole (SPEC §9).
 
 use std::fs;
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
 use jiff::Timestamp;
-use mdstore::lock::{self, StoreLock};
-use mdstore::{atomic, catalog, edit};
+use mdstore::edit;
+use mdstore::txn::EditError;
 
 use crate::cli::{EditArgs, GlobalArgs};
 use crate::cmd::read::find_record;
-use crate::cmd::remember::print_error;
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
 use crate::ui::Ui;
@@ -29,93 +29,129 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
     let scratch = workdir.path().join(format!("{leaf}.md"));
     fs::write(&scratch, &original)
         .with_context(|| format!("cannot write {}", scratch.display()))?;
-    let editor = ["VISUAL", "EDITOR"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
-        .unwrap_or_else(|| "vi".to_string());
-
-    let edited = loop {
-        let status = Command::new("sh")
-            .arg("-c")
-            .arg(format!("{editor} \"$1\""))
-            .arg("sh")
-            .arg(&scratch)
-            .status()
-            .with_context(|| format!("cannot run the editor {editor:?}"))?;
-        if !status.success() {
-            print_error(
-                ui,
-                &format!("the editor {editor:?} exited with {status}; nothing was saved"),
-                None,
-            );
-            return Ok(Exit::NotConfirmed);
-        }
-        let bytes =
-            fs::read(&scratch).with_context(|| format!("cannot read {}", scratch.display()))?;
-        if bytes == original {
-            ui.note(&format!("No changes to {}.", record.id));
-            return Ok(Exit::Ok);
-        }
-        let problems = match String::from_utf8(bytes) {
-            Ok(text) => {
-                let problems = edit::validate(&record.id, &text);
-                if problems.is_empty() {
-                    break text;
-                }
-                problems
-            }
-            Err(e) => vec![mdstore::Problem::error(
-                None,
-                format!("not valid UTF-8: {e}"),
-            )],
-        };
-        for problem in &problems {
-            let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
-            eprintln!("{}{line}: {}", path.display(), problem.message);
-        }
-        if !ui.interactive {
-            return Err(Failure::bad_input(format!(
-                "the edit of {} is invalid; nothing was saved",
-                record.id
-            ))
-            .with_hint("fix the problems above and run `memctl edit` again")
-            .into());
-        }
-        if !ui.confirm("The edit is invalid. Edit it again? (no discards it)")? {
-            print_error(ui, "the edit was discarded; nothing was saved", None);
-            return Ok(Exit::NotConfirmed);
-        }
+    let session = Session {
+        id: &record.id,
+        path: &path,
+        scratch: &scratch,
+        original: &original,
+    };
+    let edited = match session.edit_until_valid(ui)? {
+        Ok(text) => text,
+        Err(exit) => return Ok(exit),
     };
 
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())
-        .map_err(|e| Failure::new(Exit::Conflict, format!("{e}; nothing was saved")))?;
-    let now_on_disk = fs::read(&path).ok();
-    if now_on_disk.as_deref() != Some(original.as_slice()) {
-        let kept = workdir.keep();
-        return Err(Failure::new(
-            Exit::Conflict,
-            format!(
-                "{} changed on disk while you were editing it; nothing was saved",
-                path.display()
-            ),
-        )
-        .with_hint(format!(
-            "your edit is kept at {}",
-            kept.join(format!("{leaf}.md")).display()
-        ))
-        .into());
-    }
     // Whole seconds, like every timestamp `remember` writes (SPEC §2's example).
     let now =
         Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
-    let text = edit::finish(&edited, record.meta.revision.unwrap_or(1), now);
-    mdstore::write::clean_temp_files(store);
-    atomic::write_file(&path, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let view = index_hook::view_for_write(store);
-    let catalog = catalog::write(store, &view.summaries).context("cannot regenerate MEMORY.md")?;
-    super::admin::note_preserved(ui, &catalog);
-    index_hook::after_write(store, std::slice::from_ref(&record.rel_path));
+    let mut txn = index_hook::begin(store)?;
+    let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
+    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    if let Ok(Some(catalog)) = &committed.catalog {
+        super::admin::note_preserved(ui, catalog);
+    }
+    match saved {
+        Ok(()) => {}
+        Err(EditError::Changed(_)) => {
+            let kept = workdir.keep();
+            return Err(Failure::new(
+                Exit::Conflict,
+                format!(
+                    "{} changed on disk while you were editing it; nothing was saved",
+                    path.display()
+                ),
+            )
+            .with_hint(format!(
+                "your edit is kept at {}",
+                kept.join(format!("{leaf}.md")).display()
+            ))
+            .into());
+        }
+        Err(EditError::Invalid(_, problems)) => {
+            print_problems(&path, &problems);
+            return Err(session.invalid().into());
+        }
+        Err(e) => return Err(e.into()),
+    }
     ui.note(&format!("Saved {}.", record.id));
+    committed.catalog.context(
+        "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
+    )?;
     Ok(Exit::Ok)
+}
+
+/// One record being edited on a scratch copy.
+struct Session<'a> {
+    id: &'a str,
+    path: &'a Path,
+    scratch: &'a Path,
+    original: &'a [u8],
+}
+
+impl Session<'_> {
+    /// Runs the editor until the copy is a valid record (`Ok(text)`), or the
+    /// person gives up or changes nothing (`Err(exit)`).
+    fn edit_until_valid(&self, ui: &Ui) -> anyhow::Result<Result<String, Exit>> {
+        let editor = ["VISUAL", "EDITOR"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+            .unwrap_or_else(|| "vi".to_string());
+        loop {
+            let status = Command::new("sh")
+                .arg("-c")
+                .arg(format!("{editor} \"$1\""))
+                .arg("sh")
+                .arg(self.scratch)
+                .status()
+                .with_context(|| format!("cannot run the editor {editor:?}"))?;
+            if !status.success() {
+                ui.error(
+                    &format!("the editor {editor:?} exited with {status}; nothing was saved"),
+                    None,
+                );
+                return Ok(Err(Exit::NotConfirmed));
+            }
+            let bytes = fs::read(self.scratch)
+                .with_context(|| format!("cannot read {}", self.scratch.display()))?;
+            if bytes == self.original {
+                ui.note(&format!("No changes to {}.", self.id));
+                return Ok(Err(Exit::Ok));
+            }
+            let problems = match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let problems = edit::validate(self.id, &text);
+                    if problems.is_empty() {
+                        return Ok(Ok(text));
+                    }
+                    problems
+                }
+                Err(e) => vec![mdstore::Problem::error(
+                    None,
+                    format!("not valid UTF-8: {e}"),
+                )],
+            };
+            print_problems(self.path, &problems);
+            if !ui.interactive {
+                return Err(self.invalid().into());
+            }
+            if !ui.confirm("The edit is invalid. Edit it again? (no discards it)")? {
+                ui.error("the edit was discarded; nothing was saved", None);
+                return Ok(Err(Exit::NotConfirmed));
+            }
+        }
+    }
+
+    fn invalid(&self) -> Failure {
+        Failure::bad_input(format!(
+            "the edit of {} is invalid; nothing was saved",
+            self.id
+        ))
+        .with_hint("fix the problems above and run `memctl edit` again")
+    }
+}
+
+fn print_problems(path: &Path, problems: &[mdstore::Problem]) {
+    for problem in problems {
+        let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
+        eprintln!("{}{line}: {}", path.display(), problem.message);
+    }
 }

@@ -2,8 +2,9 @@
 
 use anyhow::Context;
 use jiff::Timestamp;
-use mdstore::lock::{self, StoreLock};
-use mdstore::write::{self, ForgetError};
+use mdstore::guard::secrets;
+use mdstore::write::ForgetError;
+use mdstore::{Store, Summary};
 
 use crate::cli::{ForgetArgs, GlobalArgs};
 use crate::cmd::remember::print_error;
@@ -18,18 +19,12 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     } else {
         Scope::Workspace
     };
-    // The reason is kept in a tombstone that teams commit: no place for a secret.
-    if let Some(reason) = &args.reason {
-        let found = mdstore::guard::secrets::find_secrets(reason);
-        if !found.is_empty() {
-            let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
-            return Err(Failure::bad_input(format!(
-                "--reason looks like it holds a secret (rule {}); it would be kept in the tombstone",
-                rules.join(", rule ")
-            ))
-            .with_hint("say why without the secret; nothing was forgotten")
-            .into());
-        }
+    // Refused by the transaction too; asked here first so that nobody
+    // confirms a forget that cannot happen.
+    if let Some(reason) = &args.reason
+        && !secrets::find_secrets(reason).is_empty()
+    {
+        return Err(secret_in_reason(&secrets::find_secrets(reason)));
     }
     let scoped = match stores::write_target(global, scope)? {
         WriteTarget::Existing(scoped) => scoped,
@@ -45,29 +40,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         }
     };
     let store = &scoped.store;
-    let view = index_hook::view_for_write(store);
-    let mut targets = Vec::new();
-    for id in &args.ids {
-        match view.find(id) {
-            Some(summary) => targets.push(summary.clone()),
-            None => {
-                let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
-                    Some(t) => format!(
-                        "it was already forgotten on {}",
-                        t.forgotten_at.strftime("%Y-%m-%d")
-                    ),
-                    None => "`memctl list` shows the ids".to_string(),
-                };
-                return Err(Failure::bad_input(format!(
-                    "no record {id:?} in the {} store {}",
-                    scope.as_str(),
-                    store.root().display()
-                ))
-                .with_hint(hint)
-                .into());
-            }
-        }
-    }
+    let targets = find_targets(store, scope, &args.ids)?;
     let mut plan = String::new();
     for summary in &targets {
         plan += &format!(
@@ -92,49 +65,82 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
         return Ok(Exit::NotConfirmed);
     }
 
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env()).map_err(|e| match e {
-        lock::LockError::Timeout(waited) => anyhow::Error::from(
-            Failure::new(
-                Exit::Conflict,
-                format!("another memctl process held the write lock for {waited:?}; nothing was forgotten"),
-            )
-            .with_hint("try again when it is done"),
-        ),
-        e => anyhow::Error::from(e).context("cannot take the store's write lock"),
-    })?;
-    let mut view = index_hook::view_for_write(store);
-    // Kept here, where it can be told; the rewrite of MEMORY.md below finds
-    // this copy and makes no other.
-    if let Some(kept) = mdstore::catalog::disk::preserve_foreign(store)
-        .context("cannot keep the MEMORY.md that memctl did not write")?
-    {
-        super::admin::note_preserved_at(ui, &kept);
-    }
+    let mut txn = index_hook::begin(store)?;
     let now = Timestamp::now();
-    let mut removed = Vec::new();
+    let mut failed = None;
     for summary in &targets {
-        match write::forget(store, &mut view, &summary.id, args.reason.clone(), now) {
-            Ok(_) => {
-                removed.push(summary.rel_path.clone());
-                ui.note(&format!(
-                    "Forgot {}; a tombstone keeps it from coming back.",
-                    summary.id
-                ));
-            }
-            Err(ForgetError::NotFound(id)) => {
-                index_hook::after_write(store, &removed);
-                return Err(Failure::new(
-                    Exit::Conflict,
-                    format!("{id} was removed by another process meanwhile"),
-                )
-                .into());
-            }
+        match txn.forget(&summary.id, args.reason.clone(), now) {
+            Ok(_) => ui.note(&format!(
+                "Forgot {}; a tombstone keeps it from coming back.",
+                summary.id
+            )),
             Err(e) => {
-                index_hook::after_write(store, &removed);
-                return Err(e).with_context(|| format!("cannot forget {}", summary.id));
+                failed = Some(forget_failure(&summary.id, e));
+                break;
             }
         }
     }
-    index_hook::after_write(store, &removed);
+    // What was forgotten before a failure stays forgotten: MEMORY.md and the
+    // index must say so too.
+    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    if let Ok(Some(catalog)) = &committed.catalog {
+        super::admin::note_preserved(ui, catalog);
+    }
+    if let Some(failure) = failed {
+        return Err(failure);
+    }
+    committed.catalog.context(
+        "the records are forgotten, but MEMORY.md could not be updated; the next memctl write regenerates it",
+    )?;
     Ok(Exit::Ok)
+}
+
+/// The records to forget, as the store is before the lock: shown for
+/// confirmation, and forgotten again by id under the lock.
+fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<Vec<Summary>> {
+    let view = index_hook::view_for_write(store);
+    let mut targets = Vec::new();
+    for id in ids {
+        if let Some(summary) = view.find(id) {
+            targets.push(summary.clone());
+            continue;
+        }
+        let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
+            Some(t) => format!(
+                "it was already forgotten on {}",
+                t.forgotten_at.strftime("%Y-%m-%d")
+            ),
+            None => "`memctl list` shows the ids".to_string(),
+        };
+        return Err(Failure::bad_input(format!(
+            "no record {id:?} in the {} store {}",
+            scope.as_str(),
+            store.root().display()
+        ))
+        .with_hint(hint)
+        .into());
+    }
+    Ok(targets)
+}
+
+fn forget_failure(id: &str, err: ForgetError) -> anyhow::Error {
+    match err {
+        ForgetError::NotFound(id) => Failure::new(
+            Exit::Conflict,
+            format!("{id} was removed by another process meanwhile"),
+        )
+        .into(),
+        ForgetError::SecretInReason(found) => secret_in_reason(&found),
+        e => anyhow::Error::from(e).context(format!("cannot forget {id}")),
+    }
+}
+
+fn secret_in_reason(found: &[secrets::SecretFinding]) -> anyhow::Error {
+    let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
+    Failure::bad_input(format!(
+        "--reason looks like it holds a secret (rule {}); it would be kept in the tombstone",
+        rules.join(", rule ")
+    ))
+    .with_hint("say why without the secret; nothing was forgotten")
+    .into()
 }

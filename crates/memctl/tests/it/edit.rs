@@ -157,3 +157,49 @@ fn an_edit_keeps_unknown_keys_and_a_hand_made_record_gets_a_revision() {
     assert!(text.contains("\nrevision: 2\n"), "{text}");
     assert!(text.ends_with("---\nBody.\n"), "{text}");
 }
+
+#[test]
+fn an_edit_that_appends_an_aws_key_is_refused_by_the_secret_guard() {
+    let mut env = env_with_record();
+    let before = env.store_bytes();
+    set_editor(
+        &mut env,
+        r#"printf 'key id AKIAIOSFODNN7REALKEY\n' >> "$1""#,
+    );
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("looks like a secret"),
+        "{}",
+        run.render()
+    );
+    assert!(
+        !run.all_output().contains("AKIAIOSFODNN7REALKEY"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn a_held_lock_times_out_with_exit_4_for_edit_as_for_every_write() {
+    let mut env = env_with_record();
+    env.set_var("MEMCTL_LOCK_TIMEOUT_MS", "200");
+    set_editor(&mut env, r#"printf 'More.\n' >> "$1""#);
+    let before = env.store_bytes();
+    let folder = File::open(env.store()).expect("the store folder");
+    folder.lock().expect("the test takes the lock");
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_code(4);
+    assert!(
+        run.stderr.contains("held the write lock of") && run.stderr.contains("nothing was written"),
+        "{}",
+        run.render()
+    );
+    assert!(
+        run.stderr.contains("MEMCTL_LOCK_TIMEOUT_MS"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+}

@@ -226,7 +226,7 @@ fn wrong_shapes_and_values_are_bad_input() {
         (
             "not-a-list.json",
             json!({"candidates": []}),
-            "not-a-list.json:1:",
+            "candidate 1: unknown field \"candidates\"",
         ),
     ];
     for (file, value, named) in cases {

@@ -32,6 +32,7 @@ mod env;
 mod forget;
 mod freshness;
 mod from_json;
+mod half_written;
 mod index;
 mod init;
 mod interactive;

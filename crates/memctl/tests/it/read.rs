@@ -316,6 +316,7 @@ fn show_record_that_is_not_text_says_why() {
             run.render()
         );
     }
+}
 
 /// A hand-written record whose name, description and tags hold terminal
 /// escapes: a window-title change (OSC), a colour (CSI) and a C1 CSI.

@@ -1,0 +1,361 @@
+//! The transaction: lock, re-planning, the conflict rule, commit.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::*;
+use crate::record::{RecordType, Source};
+use crate::write::{Candidate, Operation};
+
+const NOW: &str = "2026-11-30T12:00:00Z";
+const WAIT: Duration = Duration::from_millis(200);
+
+fn options() -> WriteOptions {
+    WriteOptions {
+        force: false,
+        expect_revision: None,
+        refuse_temporary: true,
+        default_source: Source::User,
+        now: NOW.parse::<Timestamp>().unwrap(),
+    }
+}
+
+fn candidate(name: &str, description: &str, body: &str) -> Candidate {
+    Candidate {
+        name: name.into(),
+        record_type: Some(RecordType::Project),
+        description: Some(description.into()),
+        body: Some(body.into()),
+        ..Candidate::default()
+    }
+}
+
+fn new_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::create(dir.path()).unwrap();
+    (dir, store)
+}
+
+/// Records every path it is told about.
+#[derive(Default)]
+struct Paths(Vec<PathBuf>);
+
+impl ChangeSink for Paths {
+    fn changed(&mut self, rel_paths: &[PathBuf]) {
+        self.0.extend_from_slice(rel_paths);
+    }
+}
+
+fn begin(store: &Store) -> Transaction<'_> {
+    Transaction::begin(store, WAIT, StoreView::load).unwrap()
+}
+
+fn catalog_text(store: &Store) -> String {
+    fs::read_to_string(store.catalog_path()).unwrap()
+}
+
+#[test]
+fn commit_writes_records_regenerates_memory_md_once_and_tells_the_sink() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    for name in ["one", "two"] {
+        let step = txn
+            .write(
+                &candidate(name, &format!("about {name}"), "b"),
+                &options(),
+                None,
+            )
+            .unwrap();
+        assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+    }
+    let mut sink = Paths::default();
+    let committed = txn.commit(&mut sink);
+    assert_eq!(
+        sink.0,
+        vec![PathBuf::from("one.md"), PathBuf::from("two.md")]
+    );
+    assert_eq!(committed.catalog.unwrap().unwrap().listed, 2);
+    let catalog = catalog_text(&store);
+    assert!(
+        catalog.contains("[one](one.md)") && catalog.contains("[two](two.md)"),
+        "{catalog}"
+    );
+}
+
+#[test]
+fn plan_changed_since_it_was_shown_is_a_conflict_and_writes_nothing() {
+    let (dir, store) = new_store();
+    let c = candidate("ci", "CI runs on push", "b");
+    let shown = write::plan(&store, &StoreView::load(&store), &c, &options()).unwrap();
+    assert_eq!(shown.operation, Operation::Add);
+    // Another writer gets there first.
+    fs::write(
+        dir.path().join("ci.md"),
+        "---\nname: ci\ndescription: other\ntype: project\n---\nx\n",
+    )
+    .unwrap();
+    let mut txn = begin(&store);
+    let step = txn.write(&c, &options(), Some(&shown)).unwrap();
+    assert_eq!(step.outcome, Outcome::Conflict);
+    assert!(matches!(step.plan.operation, Operation::Update { .. }));
+    let committed = txn.commit(&mut ());
+    assert!(committed.changed.is_empty());
+    assert!(
+        fs::read_to_string(dir.path().join("ci.md"))
+            .unwrap()
+            .contains("other")
+    );
+}
+
+#[test]
+fn unchanged_plan_that_was_shown_is_written() {
+    let (_dir, store) = new_store();
+    let c = candidate("ci", "CI runs on push", "b");
+    let shown = write::plan(&store, &StoreView::load(&store), &c, &options()).unwrap();
+    let mut txn = begin(&store);
+    let step = txn.write(&c, &options(), Some(&shown)).unwrap();
+    assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+    assert_eq!(step.plan, shown);
+}
+
+#[test]
+fn refusal_found_under_the_lock_is_reported_as_a_refusal() {
+    let (dir, store) = new_store();
+    let c = candidate("ci", "CI runs on push", "b");
+    let shown = write::plan(&store, &StoreView::load(&store), &c, &options()).unwrap();
+    let tomb = Tombstone {
+        id: "ci".into(),
+        forgotten_at: NOW.parse().unwrap(),
+        reason: None,
+        content_hash: crate::hash::content_hash("x", "y"),
+    };
+    crate::tombstone::write(dir.path(), &tomb).unwrap();
+    let mut txn = begin(&store);
+    let step = txn.write(&c, &options(), Some(&shown)).unwrap();
+    assert_eq!(step.outcome, Outcome::Refused(Refusal::Tombstone(tomb)));
+    assert!(!dir.path().join("ci.md").exists());
+}
+
+#[test]
+fn forget_writes_a_tombstone_removes_the_record_and_updates_memory_md() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("ci", "CI runs on push", "b"), &options(), None)
+        .unwrap();
+    txn.commit(&mut ());
+    assert!(catalog_text(&store).contains("[ci]"));
+
+    let mut txn = begin(&store);
+    let tomb = txn
+        .forget("CI", Some("moved".into()), NOW.parse().unwrap())
+        .unwrap();
+    assert_eq!(tomb.id, "ci");
+    let mut sink = Paths::default();
+    txn.commit(&mut sink);
+    assert_eq!(sink.0, vec![PathBuf::from("ci.md")]);
+    assert!(!dir.path().join("ci.md").exists());
+    assert!(crate::tombstone::tombstone_path(dir.path(), "ci").exists());
+    assert!(!catalog_text(&store).contains("[ci]"));
+}
+
+#[test]
+fn forget_refuses_a_secret_in_the_reason_and_changes_nothing() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("ci", "CI runs on push", "b"), &options(), None)
+        .unwrap();
+    let err = txn
+        .forget(
+            "ci",
+            Some("leaked AKIAIOSFODNN7REALKEY".into()),
+            NOW.parse().unwrap(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, ForgetError::SecretInReason(_)), "{err}");
+    assert!(!err.to_string().contains("AKIA"), "{err}");
+    assert!(dir.path().join("ci.md").exists());
+    assert!(!crate::tombstone::tombstone_path(dir.path(), "ci").exists());
+}
+
+#[test]
+fn noop_rerun_repairs_a_stale_memory_md() {
+    let (_dir, store) = new_store();
+    let c = candidate("ci", "CI runs on push", "b");
+    let mut txn = begin(&store);
+    txn.write(&c, &options(), None).unwrap();
+    txn.commit(&mut ());
+    fs::write(store.catalog_path(), "stale\n").unwrap();
+    let mut txn = begin(&store);
+    let step = txn.write(&c, &options(), None).unwrap();
+    assert_eq!(
+        step.outcome,
+        Outcome::Noop {
+            existing: "ci".into()
+        }
+    );
+    txn.commit(&mut ());
+    assert!(catalog_text(&store).contains("[ci](ci.md)"));
+}
+
+#[test]
+fn unwritable_memory_md_is_reported_after_the_record_is_saved() {
+    let (dir, store) = new_store();
+    fs::create_dir(store.catalog_path()).unwrap();
+    let mut txn = begin(&store);
+    let step = txn
+        .write(&candidate("trigger3", "d", "b"), &options(), None)
+        .unwrap();
+    assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+    let committed = txn.commit(&mut ());
+    assert!(committed.catalog.is_err());
+    assert_eq!(committed.changed, vec![PathBuf::from("trigger3.md")]);
+    assert!(dir.path().join("trigger3.md").is_file());
+}
+
+#[test]
+fn refused_write_leaves_no_file_and_memory_md_untouched() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    let err = txn
+        .write(&candidate("nb", "d", "a\0b"), &options(), None)
+        .unwrap_err();
+    assert!(matches!(err, WriteError::Plan(_)), "{err}");
+    let committed = txn.commit(&mut ());
+    assert!(matches!(committed.catalog, Ok(None)));
+    assert!(!dir.path().join("nb.md").exists());
+    assert!(!store.catalog_path().exists());
+}
+
+#[test]
+fn held_lock_times_out_with_a_typed_error() {
+    let (_dir, store) = new_store();
+    let _held = begin(&store);
+    let err = Transaction::begin(&store, Duration::from_millis(30), StoreView::load).unwrap_err();
+    assert!(matches!(err, LockError::Timeout { .. }), "{err}");
+}
+
+const RECORD: &str =
+    "---\nname: ci\ndescription: CI runs on push\ntype: project\nrevision: 2\n---\nbody\n";
+
+#[test]
+fn edit_is_saved_with_the_next_revision_when_the_file_is_unchanged() {
+    let (dir, store) = new_store();
+    fs::write(dir.path().join("ci.md"), RECORD).unwrap();
+    let mut txn = begin(&store);
+    let edited = RECORD.replace("body", "new body");
+    txn.save_edit(
+        "ci.md".as_ref(),
+        RECORD.as_bytes(),
+        &edited,
+        NOW.parse().unwrap(),
+    )
+    .unwrap();
+    txn.commit(&mut ());
+    let text = fs::read_to_string(dir.path().join("ci.md")).unwrap();
+    assert!(
+        text.contains("revision: 3") && text.contains("new body"),
+        "{text}"
+    );
+    assert!(catalog_text(&store).contains("[ci]"));
+}
+
+#[test]
+fn edit_of_a_file_changed_meanwhile_is_a_conflict() {
+    let (dir, store) = new_store();
+    fs::write(dir.path().join("ci.md"), RECORD.replace("body", "theirs")).unwrap();
+    let mut txn = begin(&store);
+    let err = txn
+        .save_edit(
+            "ci.md".as_ref(),
+            RECORD.as_bytes(),
+            &RECORD.replace("body", "mine"),
+            NOW.parse().unwrap(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, EditError::Changed(_)), "{err}");
+    assert!(
+        fs::read_to_string(dir.path().join("ci.md"))
+            .unwrap()
+            .contains("theirs")
+    );
+}
+
+#[test]
+fn edit_that_adds_a_secret_is_refused() {
+    let (dir, store) = new_store();
+    fs::write(dir.path().join("ci.md"), RECORD).unwrap();
+    let mut txn = begin(&store);
+    let edited = format!("{RECORD}aws AKIAIOSFODNN7REALKEY\n");
+    let err = txn
+        .save_edit(
+            "ci.md".as_ref(),
+            RECORD.as_bytes(),
+            &edited,
+            NOW.parse().unwrap(),
+        )
+        .unwrap_err();
+    assert!(matches!(err, EditError::Invalid(_, _)), "{err}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("ci.md")).unwrap(),
+        RECORD
+    );
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Every file under `root` and its bytes.
+    fn files(root: &std::path::Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        walkdir::WalkDir::new(root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().to_path_buf(), fs::read(e.path()).unwrap()))
+            .collect()
+    }
+
+    fn any_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z]{1,12}",
+            any::<String>(),
+            "[a-z \\x00-\\x1f\\x7f\\u{80}-\\u{9f}]{0,20}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever a client sends, a write either leaves a readable record
+        /// with the planned id or leaves the store exactly as it was.
+        #[test]
+        fn any_candidate_is_written_whole_or_not_at_all(
+            name in any_text(),
+            description in any_text(),
+            body in any_text(),
+            tag in proptest::option::of(any_text()),
+        ) {
+            let (dir, store) = new_store();
+            let before = files(dir.path());
+            let c = Candidate {
+                tags: tag.into_iter().collect(),
+                ..candidate(&name, &description, &body)
+            };
+            let mut txn = begin(&store);
+            let step = txn.write(&c, &options(), None);
+            txn.commit(&mut ());
+            match step {
+                Ok(Step { plan, outcome: Outcome::Saved { .. } }) => {
+                    let record = store.read_record(&plan.rel_path);
+                    prop_assert!(record.is_ok(), "{:?}", record);
+                    prop_assert_eq!(record.unwrap().id, plan.id);
+                }
+                _ => prop_assert_eq!(files(dir.path()), before),
+            }
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! A proposed record and the checks that need nothing but the candidate
+//! itself: run before anything else, so that bad input never reaches the disk
+//! (SPEC §2, §6).
+
+use serde_json::{Map, Value};
+
+use crate::record::{RecordType, Source};
+
+/// A proposed record, from the command line or an agent's JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Candidate {
+    pub name: String,
+    pub record_type: Option<RecordType>,
+    pub description: Option<String>,
+    pub body: Option<String>,
+    pub source: Option<Source>,
+    pub expires: Option<String>,
+    pub tags: Vec<String>,
+    /// `workspace` or `global`; the CLI routes candidates by it.
+    pub scope: Option<String>,
+}
+
+/// A part of a candidate, named as a person would look for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    Name,
+    Type,
+    Description,
+    Body,
+    Source,
+    Expires,
+    Tags,
+    Scope,
+}
+
+impl Field {
+    /// The key of this field in a JSON candidate (and the flag, with `--`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::Name => "name",
+            Field::Type => "type",
+            Field::Description => "description",
+            Field::Body => "body",
+            Field::Source => "source",
+            Field::Expires => "expires",
+            Field::Tags => "tags",
+            Field::Scope => "scope",
+        }
+    }
+
+    /// The field as a message names one value of it.
+    fn noun(self) -> &'static str {
+        match self {
+            Field::Tags => "tag",
+            other => other.key(),
+        }
+    }
+
+    const ALL: [Field; 8] = [
+        Field::Name,
+        Field::Type,
+        Field::Description,
+        Field::Body,
+        Field::Source,
+        Field::Expires,
+        Field::Tags,
+        Field::Scope,
+    ];
+}
+
+/// Why one candidate of an agent's JSON cannot even be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CandidateJsonError {
+    #[error("not a JSON object")]
+    NotAnObject,
+    #[error("needs a {:?} field", .0.key())]
+    Missing(Field),
+    #[error(
+        "unknown field {0:?}: expected name, type, description, body, scope, source, expires or tags"
+    )]
+    UnknownField(String),
+    #[error("the {:?} field must be {expected}", .field.key())]
+    WrongType {
+        field: Field,
+        expected: &'static str,
+    },
+    #[error("the {:?} field: unknown {} {value:?}: expected {expected}", .field.key(), .field.key())]
+    UnknownValue {
+        field: Field,
+        value: String,
+        expected: &'static str,
+    },
+}
+
+/// A candidate from one element of an agent's JSON array, field by field so
+/// that an error names the field (SPEC §6). `null` is the same as absent.
+pub fn candidate_from_json(value: &Value) -> Result<Candidate, CandidateJsonError> {
+    let Value::Object(map) = value else {
+        return Err(CandidateJsonError::NotAnObject);
+    };
+    if let Some(unknown) = map
+        .keys()
+        .find(|key| !Field::ALL.iter().any(|f| f.key() == key.as_str()))
+    {
+        return Err(CandidateJsonError::UnknownField(unknown.clone()));
+    }
+    let record_type = json_text(map, Field::Type)?
+        .map(|t| {
+            RecordType::parse(&t).ok_or(CandidateJsonError::UnknownValue {
+                field: Field::Type,
+                value: t,
+                expected: "user, feedback, project or reference",
+            })
+        })
+        .transpose()?;
+    let source = json_text(map, Field::Source)?
+        .map(|s| {
+            Source::parse(&s).ok_or(CandidateJsonError::UnknownValue {
+                field: Field::Source,
+                value: s,
+                expected: "user, verified or inferred",
+            })
+        })
+        .transpose()?;
+    Ok(Candidate {
+        name: json_text(map, Field::Name)?.ok_or(CandidateJsonError::Missing(Field::Name))?,
+        record_type,
+        description: json_text(map, Field::Description)?,
+        body: json_text(map, Field::Body)?,
+        source,
+        expires: json_text(map, Field::Expires)?,
+        tags: json_tags(map)?,
+        scope: json_text(map, Field::Scope)?,
+    })
+}
+
+/// The `name` of a JSON candidate, for messages about one that cannot be read.
+pub fn json_name(value: &Value) -> Option<&str> {
+    value.get(Field::Name.key()).and_then(Value::as_str)
+}
+
+fn json_text(map: &Map<String, Value>, field: Field) -> Result<Option<String>, CandidateJsonError> {
+    match map.get(field.key()) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(CandidateJsonError::WrongType {
+            field,
+            expected: "a string",
+        }),
+    }
+}
+
+fn json_tags(map: &Map<String, Value>) -> Result<Vec<String>, CandidateJsonError> {
+    let wrong = CandidateJsonError::WrongType {
+        field: Field::Tags,
+        expected: "a list of strings",
+    };
+    match map.get(Field::Tags.key()) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string).ok_or(wrong.clone()))
+            .collect(),
+        Some(_) => Err(wrong),
+    }
+}
+
+/// Text a candidate may not hold (SPEC §2): where, and which character.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("a new record needs a {}", .0.key())]
+    Missing(Field),
+    #[error("the {} holds the control character U+{code:04X}{}; memory text may not hold control characters", .field.noun(), .line.map(|l| format!(" on line {l}")).unwrap_or_default())]
+    ControlCharacter {
+        field: Field,
+        code: u32,
+        line: Option<usize>,
+    },
+    #[error("tag {0} is empty")]
+    EmptyTag(usize),
+    #[error("invalid expires {0:?}: expected a date (2026-12-31) or an RFC 3339 time")]
+    Expires(String),
+}
+
+/// Everything about `candidate` that can be judged without the store. The
+/// name has its own rules (control characters included): `id::normalize_name`.
+pub fn check_candidate(candidate: &Candidate) -> Result<(), InputError> {
+    if let Some(description) = &candidate.description {
+        refuse_control(Field::Description, description, false)?;
+    }
+    for (n, tag) in candidate.tags.iter().enumerate() {
+        refuse_control(Field::Tags, tag, false)?;
+        if tag.trim().is_empty() {
+            return Err(InputError::EmptyTag(n + 1));
+        }
+    }
+    if let Some(body) = &candidate.body {
+        refuse_control(Field::Body, body, true)?;
+    }
+    if let Some(expires) = &candidate.expires {
+        refuse_control(Field::Expires, expires, false)?;
+        let valid = expires.parse::<jiff::civil::Date>().is_ok()
+            || expires.parse::<jiff::Timestamp>().is_ok();
+        if !valid {
+            return Err(InputError::Expires(expires.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// Control characters (C0, DEL, C1) are refused; a body keeps its line
+/// breaks and tabs, which are text there, and its error says on which line.
+fn refuse_control(field: Field, text: &str, is_body: bool) -> Result<(), InputError> {
+    let allowed = |c: char| is_body && matches!(c, '\t' | '\n' | '\r');
+    let Some((offset, bad)) = text
+        .char_indices()
+        .find(|&(_, c)| c.is_control() && !allowed(c))
+    else {
+        return Ok(());
+    };
+    let line = is_body.then(|| text[..offset].matches('\n').count() + 1);
+    Err(InputError::ControlCharacter {
+        field,
+        code: u32::from(bad),
+        line,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate() -> Candidate {
+        Candidate {
+            name: "nb".into(),
+            description: Some("d".into()),
+            body: Some("b".into()),
+            record_type: Some(RecordType::Project),
+            ..Candidate::default()
+        }
+    }
+
+    #[test]
+    fn nul_byte_in_body_is_refused_naming_the_line() {
+        let c = Candidate {
+            body: Some("first\na\0b".into()),
+            ..candidate()
+        };
+        assert_eq!(
+            check_candidate(&c),
+            Err(InputError::ControlCharacter {
+                field: Field::Body,
+                code: 0,
+                line: Some(2)
+            })
+        );
+    }
+
+    #[test]
+    fn terminal_escapes_in_description_and_tags_are_refused() {
+        for (c, field) in [
+            (
+                Candidate {
+                    description: Some("\x1b]0;TITLE\x07".into()),
+                    ..candidate()
+                },
+                Field::Description,
+            ),
+            (
+                Candidate {
+                    tags: vec!["a\nb".into()],
+                    ..candidate()
+                },
+                Field::Tags,
+            ),
+            (
+                Candidate {
+                    description: Some("c1 \u{9b} here".into()),
+                    ..candidate()
+                },
+                Field::Description,
+            ),
+        ] {
+            assert!(
+                matches!(check_candidate(&c), Err(InputError::ControlCharacter { field: f, .. }) if f == field),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tab_and_crlf_in_a_body_are_text() {
+        let c = Candidate {
+            body: Some("a\tb\r\nc\n".into()),
+            ..candidate()
+        };
+        assert_eq!(check_candidate(&c), Ok(()));
+    }
+
+    #[test]
+    fn empty_tag_is_refused() {
+        let c = Candidate {
+            tags: vec!["ok".into(), " ".into()],
+            ..candidate()
+        };
+        assert_eq!(check_candidate(&c), Err(InputError::EmptyTag(2)));
+    }
+
+    #[test]
+    fn json_candidate_errors_name_the_field() {
+        let bad_type = serde_json::json!({"name": "x", "type": "bogus"});
+        assert!(matches!(
+            candidate_from_json(&bad_type),
+            Err(CandidateJsonError::UnknownValue {
+                field: Field::Type,
+                ..
+            })
+        ));
+        let tags = serde_json::json!({"name": "x", "tags": "one"});
+        assert!(matches!(
+            candidate_from_json(&tags),
+            Err(CandidateJsonError::WrongType {
+                field: Field::Tags,
+                ..
+            })
+        ));
+        let extra = serde_json::json!({"name": "x", "title": "t"});
+        assert_eq!(
+            candidate_from_json(&extra),
+            Err(CandidateJsonError::UnknownField("title".into()))
+        );
+        let nulls = serde_json::json!({"name": "x", "tags": null, "source": null});
+        assert_eq!(
+            candidate_from_json(&nulls).unwrap().tags,
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn json_candidate_without_name_needs_a_name_field() {
+        let err = candidate_from_json(&serde_json::json!({"description": "d"})).unwrap_err();
+        assert_eq!(err.to_string(), "needs a \"name\" field");
+    }
+}

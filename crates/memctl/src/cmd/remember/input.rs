@@ -1,0 +1,139 @@
+//! Candidates from the command line or from an agent's JSON. A JSON
+//! candidate that cannot be read is that candidate's refusal, not the
+//! batch's (SPEC §6).
+
+use std::io::Read;
+
+use anyhow::Context;
+use mdstore::write::{Candidate, Field, InputError, PlanError, candidate_from_json, json_name};
+
+use crate::cli::RememberArgs;
+use crate::failure::Failure;
+
+/// A candidate, or why it cannot be one (a message naming it and the field).
+pub type Parsed = Result<Candidate, Unreadable>;
+
+/// A JSON candidate that could not be read: its name, if it has one, and why.
+#[derive(Clone, Debug)]
+pub struct Unreadable {
+    pub name: String,
+    pub message: String,
+}
+
+pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
+    let body = match args.body.as_deref() {
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the body from standard input")?;
+            Some(text)
+        }
+        other => other.map(str::to_string),
+    };
+    let name = match (&args.name, &args.description) {
+        (Some(name), _) => name.clone(),
+        (None, Some(description)) => name_from_description(description),
+        (None, None) => {
+            return Err(Failure::bad_input("remember needs --name (or a --description to derive one from)")
+                .with_hint("memctl remember --name prefer-pytest --type feedback --description \"Tests use pytest\" \"New tests use pytest.\"")
+                .into());
+        }
+    };
+    Ok(Candidate {
+        name,
+        record_type: args.record_type.map(Into::into),
+        description: args.description.clone(),
+        body,
+        source: args.source.map(Into::into),
+        expires: args.expires.clone(),
+        tags: args.tags.clone(),
+        scope: None,
+    })
+}
+
+/// A name from the first words of a description: `Tests use pytest` → `tests-use-pytest`.
+fn name_from_description(description: &str) -> String {
+    let words: Vec<String> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_lowercase)
+        .collect();
+    words.join("-").chars().take(60).collect()
+}
+
+/// The candidates of `--from-json FILE|-`: an array of objects, or one
+/// object. Only a file that is not JSON at all fails the whole batch.
+pub fn read_candidates(source: &str) -> anyhow::Result<Vec<Parsed>> {
+    let (label, text) = if source == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read candidates from standard input")?;
+        ("standard input".to_string(), text)
+    } else {
+        let text = std::fs::read_to_string(source)
+            .map_err(|e| Failure::bad_input(format!("--from-json {source}: {e}")))?;
+        (source.to_string(), text)
+    };
+    // Editors on Windows save JSON with a byte-order mark; serde_json does not skip it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Failure::bad_input(format!("{label}:{}:{}: {e}", e.line(), e.column()))
+            .with_hint(CANDIDATES_HINT)
+    })?;
+    let values = match value {
+        serde_json::Value::Array(values) => values,
+        object @ serde_json::Value::Object(_) => vec![object],
+        _ => {
+            return Err(
+                Failure::bad_input(format!("{label}: not a JSON array of candidates"))
+                    .with_hint(CANDIDATES_HINT)
+                    .into(),
+            );
+        }
+    };
+    Ok(values
+        .iter()
+        .enumerate()
+        .map(|(n, value)| {
+            candidate_from_json(value).map_err(|e| Unreadable {
+                name: json_name(value).unwrap_or_default().to_string(),
+                message: format!("{}: {e}", label_candidate(n, json_name(value))),
+            })
+        })
+        .collect())
+}
+
+const CANDIDATES_HINT: &str = "expected [{\"name\", \"type\", \"description\", \"body\", \"scope\"?, \"source\"?, \"expires\"?, \"tags\"?}]";
+
+/// `candidate 2 ("prefer-pytest")`: the 1-based index, and the name if any.
+pub fn label_candidate(n: usize, name: Option<&str>) -> String {
+    match name.filter(|name| !name.is_empty()) {
+        Some(name) => format!("candidate {} ({:?})", n + 1, shorten(name)),
+        None => format!("candidate {}", n + 1),
+    }
+}
+
+fn shorten(name: &str) -> String {
+    match name.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
+    }
+}
+
+/// A planning error as the person who gave the candidate would put it:
+/// the flag on the command line, the field in JSON.
+pub fn describe_plan_error(error: &PlanError, from_json: bool) -> String {
+    match error {
+        PlanError::Input(InputError::Missing(field)) => match (from_json, field) {
+            (true, field) => format!("a new record needs a {:?} field", field.key()),
+            (false, Field::Body) => {
+                "a new record needs --body (text, or - for standard input)".to_string()
+            }
+            (false, field) => format!("a new record needs --{}", field.key()),
+        },
+        other => other.to_string(),
+    }
+}

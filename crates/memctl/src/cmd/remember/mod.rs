@@ -1,0 +1,475 @@
+//! `memctl remember`: classify, show, confirm, then write through one
+//! transaction per store (SPEC §6). The protocol itself (lock, re-planning,
+//! the conflict rule, MEMORY.md) is `mdstore::txn`'s; this module parses,
+//! renders and confirms.
+
+mod input;
+mod output;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use jiff::Timestamp;
+use mdstore::txn::{self, Transaction, WriteError};
+use mdstore::view::StoreView;
+use mdstore::write::{self, Candidate, Operation, Plan, PlanError, WriteOptions};
+use mdstore::{Source, Store};
+
+use crate::cli::{GlobalArgs, RememberArgs, WriteScope};
+use crate::failure::{Exit, Failure};
+use crate::index_hook;
+use crate::stores::{self, Scope, ScopedStore, WriteTarget};
+use crate::ui::Ui;
+
+/// One candidate's journey: its plan, then what happened.
+struct Item {
+    candidate: Candidate,
+    scope: Scope,
+    plan: Option<Plan>,
+    outcome: Option<Outcome>,
+}
+
+#[derive(Clone, Debug)]
+enum Outcome {
+    Saved {
+        revision: u64,
+    },
+    /// The content is stored as `existing`, in the file at `rel_path`.
+    Noop {
+        existing: String,
+        rel_path: PathBuf,
+    },
+    Refused {
+        exit: Exit,
+        message: String,
+        hint: Option<String>,
+    },
+    Conflict(String),
+    /// An I/O error while writing it; nothing of it was written.
+    Failed(String),
+    NotConfirmed,
+    DryRun,
+}
+
+impl Outcome {
+    fn exit(&self) -> Exit {
+        match self {
+            Outcome::Saved { .. } | Outcome::Noop { .. } | Outcome::DryRun => Exit::Ok,
+            Outcome::Refused { exit, .. } => *exit,
+            Outcome::Conflict(_) => Exit::Conflict,
+            Outcome::Failed(_) => Exit::Internal,
+            Outcome::NotConfirmed => Exit::NotConfirmed,
+        }
+    }
+
+    fn bad_input(message: String) -> Outcome {
+        Outcome::Refused {
+            exit: Exit::BadInput,
+            message,
+            hint: None,
+        }
+    }
+}
+
+/// The stores a run writes to: existing ones, and stand-ins for those that
+/// do not exist yet (created only when a confirmed write needs them).
+struct Targets {
+    store_of: BTreeMap<Scope, ScopedStore>,
+    missing: BTreeMap<Scope, PathBuf>,
+    stand_in: Option<tempfile::TempDir>,
+}
+
+pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
+    let from_json = args.from_json.is_some();
+    let mut items = items(global, &args)?;
+    refuse_repeated_ids(&items)?;
+    let options = write_options(&args);
+    let targets = open_targets(global, ui, &args, &items)?;
+    let roots = display_roots(&targets.store_of, &targets.missing);
+
+    // Phase 1: classify and show. A person may take their time to confirm,
+    // so a plan they see is made without the lock and made again under it;
+    // a `--yes` run plans in the transaction it then writes through, sparing
+    // a second scan of the store.
+    let mut held: BTreeMap<Scope, Transaction<'_>> = BTreeMap::new();
+    let mut budget_warnings = Vec::new();
+    for (scope, scoped) in &targets.store_of {
+        let store = &scoped.store;
+        if args.yes && !args.dry_run && !targets.missing.contains_key(scope) {
+            let mut txn = index_hook::begin(store)?;
+            plan_scope(&mut items, *scope, store, from_json, |c| {
+                txn.plan(c, &options)
+            })?;
+            budget_warnings.extend(budget_warning(&items, *scope, txn.view()));
+            held.insert(*scope, txn);
+        } else {
+            let view = index_hook::view_for_write(store);
+            plan_scope(&mut items, *scope, store, from_json, |c| {
+                write::plan(store, &view, c, &options)
+            })?;
+            budget_warnings.extend(budget_warning(&items, *scope, &view));
+        }
+    }
+    if !args.json {
+        for item in &items {
+            if let Some(root) = roots.get(&item.scope) {
+                output::show_plan(ui, item, root);
+            }
+        }
+    }
+    for warning in &budget_warnings {
+        ui.warn(warning);
+    }
+    let mut created = BTreeMap::new();
+    if items.iter().any(|i| i.outcome.is_none()) {
+        if args.dry_run {
+            set_pending(&mut items, Outcome::DryRun);
+        } else if !(args.yes || (ui.interactive && ui.confirm("Save?")?)) {
+            set_pending(&mut items, Outcome::NotConfirmed);
+        } else {
+            created = create_needed(&targets, &items, ui)?;
+        }
+    }
+    let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
+    output::report(ui, &items, &roots, &args, &catalog_failures)
+}
+
+/// The run's candidates, each with its store. A JSON candidate that cannot
+/// be read, or names an unknown scope, is refused alone.
+fn items(global: &GlobalArgs, args: &RememberArgs) -> anyhow::Result<Vec<Item>> {
+    let default_scope = match (args.scope, global.global) {
+        (Some(WriteScope::Global), _) | (None, true) => Scope::Global,
+        _ => Scope::Workspace,
+    };
+    let parsed = match &args.from_json {
+        Some(source) => input::read_candidates(source)?,
+        None => vec![Ok(input::candidate_from_args(args)?)],
+    };
+    let mut items = Vec::with_capacity(parsed.len());
+    for (n, parsed) in parsed.into_iter().enumerate() {
+        let (candidate, mut outcome) = match parsed {
+            Ok(candidate) => (candidate, None),
+            Err(unreadable) => (
+                Candidate {
+                    name: unreadable.name,
+                    ..Candidate::default()
+                },
+                Some(Outcome::bad_input(unreadable.message)),
+            ),
+        };
+        let scope = match candidate.scope.as_deref() {
+            None => default_scope,
+            Some("workspace") => Scope::Workspace,
+            Some("global") => Scope::Global,
+            Some(other) => {
+                outcome = Some(Outcome::bad_input(format!(
+                    "{}: unknown scope {other:?}: expected workspace or global",
+                    input::label_candidate(n, Some(&candidate.name))
+                )));
+                default_scope
+            }
+        };
+        items.push(Item {
+            candidate,
+            scope,
+            plan: None,
+            outcome,
+        });
+    }
+    Ok(items)
+}
+
+fn write_options(args: &RememberArgs) -> WriteOptions {
+    let from_json = args.from_json.is_some();
+    WriteOptions {
+        force: args.force,
+        expect_revision: args.expect_revision,
+        refuse_temporary: from_json || args.yes,
+        default_source: if from_json {
+            Source::Inferred
+        } else {
+            Source::User
+        },
+        // Whole seconds, and fixed for the run, so that a plan made again
+        // under the lock renders the same bytes as the one shown.
+        now: Timestamp::from_second(Timestamp::now().as_second())
+            .unwrap_or_else(|_| Timestamp::now()),
+    }
+}
+
+/// A store that does not exist yet is planned against an empty stand-in (no
+/// records, no tombstones: the same classification) and created only when a
+/// confirmed write needs it, so that a dry run, a refusal or an unconfirmed
+/// run leaves the disk as it was.
+fn open_targets(
+    global: &GlobalArgs,
+    ui: &Ui,
+    args: &RememberArgs,
+    items: &[Item],
+) -> anyhow::Result<Targets> {
+    let mut targets = Targets {
+        store_of: BTreeMap::new(),
+        missing: BTreeMap::new(),
+        stand_in: None,
+    };
+    let scopes: BTreeSet<Scope> = items
+        .iter()
+        .filter(|i| i.outcome.is_none())
+        .map(|i| i.scope)
+        .collect();
+    for scope in scopes {
+        match stores::write_target(global, scope)? {
+            WriteTarget::Existing(scoped) => {
+                targets.store_of.insert(scope, scoped);
+            }
+            WriteTarget::Missing { scope, dir } => {
+                if !args.dry_run {
+                    stores::confirm_creation(scope, &dir, ui, args.yes)?;
+                }
+                if targets.stand_in.is_none() {
+                    targets.stand_in = Some(
+                        tempfile::tempdir()
+                            .context("cannot create a temporary folder to plan in")?,
+                    );
+                }
+                let root = targets
+                    .stand_in
+                    .as_ref()
+                    .map(|d| d.path().join(scope.as_str()))
+                    .context("cannot create a temporary folder to plan in")?;
+                let store =
+                    Store::create(&root).context("cannot create a temporary folder to plan in")?;
+                ui.note(&format!(
+                    "The {} store {} does not exist yet; saving creates it.",
+                    scope.as_str(),
+                    dir.display()
+                ));
+                targets.store_of.insert(scope, ScopedStore { scope, store });
+                targets.missing.insert(scope, dir);
+            }
+        }
+    }
+    Ok(targets)
+}
+
+/// Plans every pending candidate of `scope`. From the command line a
+/// candidate that cannot be classified fails the run; from JSON, only itself.
+fn plan_scope(
+    items: &mut [Item],
+    scope: Scope,
+    store: &Store,
+    from_json: bool,
+    mut plan_one: impl FnMut(&Candidate) -> Result<Plan, PlanError>,
+) -> anyhow::Result<()> {
+    for (n, item) in items.iter_mut().enumerate() {
+        if item.scope != scope || item.outcome.is_some() {
+            continue;
+        }
+        let plan = match plan_one(&item.candidate) {
+            Ok(plan) => plan,
+            Err(e) if from_json => {
+                item.outcome = Some(Outcome::bad_input(format!(
+                    "{}: {}",
+                    input::label_candidate(n, Some(&item.candidate.name)),
+                    input::describe_plan_error(&e, true)
+                )));
+                continue;
+            }
+            Err(e) => return Err(Failure::bad_input(input::describe_plan_error(&e, false)).into()),
+        };
+        match &plan.operation {
+            Operation::Refused(refusal) => item.outcome = Some(output::refused(refusal, &plan.id)),
+            Operation::Noop { existing } => {
+                item.outcome = Some(noop(store, existing, &plan.rel_path));
+            }
+            Operation::Add | Operation::Update { .. } => {}
+        }
+        item.plan = Some(plan);
+    }
+    Ok(())
+}
+
+/// SPEC §3's warning before a write that takes `MEMORY.md` past 90% of its budget.
+fn budget_warning(items: &[Item], scope: Scope, view: &StoreView) -> Option<String> {
+    let pending: Vec<&Plan> = items
+        .iter()
+        .filter(|i| i.scope == scope && i.outcome.is_none())
+        .filter_map(|i| i.plan.as_ref())
+        .collect();
+    if pending.is_empty() {
+        return None;
+    }
+    write::budget_warning_after(view, &pending)
+}
+
+/// Creates the missing stores that confirmed writes need. Each stays listed
+/// as missing, so that paths are shown under it, not under its stand-in.
+fn create_needed(
+    targets: &Targets,
+    items: &[Item],
+    ui: &Ui,
+) -> anyhow::Result<BTreeMap<Scope, ScopedStore>> {
+    let mut created = BTreeMap::new();
+    for (scope, dir) in &targets.missing {
+        if items
+            .iter()
+            .any(|i| i.scope == *scope && i.outcome.is_none())
+        {
+            created.insert(*scope, stores::create(*scope, dir, ui)?);
+        }
+    }
+    Ok(created)
+}
+
+/// The folder each scope's paths are shown under: the store, or where a
+/// missing one would be created.
+fn display_roots(
+    store_of: &BTreeMap<Scope, ScopedStore>,
+    missing: &BTreeMap<Scope, PathBuf>,
+) -> BTreeMap<Scope, PathBuf> {
+    store_of
+        .iter()
+        .map(|(scope, scoped)| {
+            let root = missing
+                .get(scope)
+                .map_or_else(|| scoped.store.root().to_path_buf(), Clone::clone);
+            (*scope, root)
+        })
+        .collect()
+}
+
+/// Two candidates of one batch for the same record would be shown as two
+/// plans for one file, of which only the first could be written: the batch
+/// is ambiguous, so it is refused before anything is planned.
+fn refuse_repeated_ids(items: &[Item]) -> anyhow::Result<()> {
+    let mut first_of: BTreeMap<(Scope, String), usize> = BTreeMap::new();
+    for (n, item) in items.iter().enumerate() {
+        // Names that do not normalise are reported by the planning itself.
+        let Ok(id) = mdstore::id::normalize_name(&item.candidate.name) else {
+            continue;
+        };
+        if let Some(first) = first_of.insert((item.scope, mdstore::id::id_key(&id)), n) {
+            return Err(Failure::bad_input(format!(
+                "candidates {} ({:?}) and {} ({:?}) are the same record {id:?} in the {} store",
+                first + 1,
+                items[first].candidate.name,
+                n + 1,
+                item.candidate.name,
+                item.scope.as_str()
+            ))
+            .with_hint("give each record once per batch; nothing was written")
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A NOOP, pointing at the file that already holds the content (another
+/// record's, when it is stored under another id).
+fn noop(store: &Store, existing: &str, own_rel_path: &Path) -> Outcome {
+    let rel_path = store
+        .find(existing)
+        .map_or_else(|| own_rel_path.to_path_buf(), |entry| entry.rel_path);
+    Outcome::Noop {
+        existing: existing.to_string(),
+        rel_path,
+    }
+}
+
+fn set_pending(items: &mut [Item], outcome: Outcome) {
+    for item in items.iter_mut().filter(|i| i.outcome.is_none()) {
+        item.outcome = Some(outcome.clone());
+    }
+}
+
+/// Phase 2: one transaction per store writes what still matches what was
+/// shown and confirmed; transactions held since planning are committed even
+/// with nothing to write, so that a NOOP re-run repairs a stale MEMORY.md.
+/// Returns what could not be said in `MEMORY.md`.
+fn apply_all<'s>(
+    ui: &Ui,
+    items: &mut [Item],
+    mut held: BTreeMap<Scope, Transaction<'s>>,
+    store_of: &'s BTreeMap<Scope, ScopedStore>,
+    created: &'s BTreeMap<Scope, ScopedStore>,
+    options: &WriteOptions,
+) -> anyhow::Result<Vec<String>> {
+    let mut catalog_failures = Vec::new();
+    for (scope, scoped) in store_of {
+        let pending = items
+            .iter()
+            .any(|i| i.scope == *scope && i.outcome.is_none());
+        let store = &created.get(scope).unwrap_or(scoped).store;
+        let mut txn = match held.remove(scope) {
+            Some(txn) => txn,
+            None if pending => index_hook::begin(store)?,
+            None => continue,
+        };
+        for (n, item) in items.iter_mut().enumerate() {
+            if item.scope == *scope && item.outcome.is_none() {
+                write_item(&mut txn, item, options, n);
+            }
+        }
+        let committed = txn.commit(&mut index_hook::IndexSink(store));
+        match &committed.catalog {
+            Ok(Some(catalog)) => super::admin::note_preserved(ui, catalog),
+            Ok(None) => {}
+            Err(e) => catalog_failures.push(catalog_failure(*scope, &committed.changed, e)),
+        }
+    }
+    Ok(catalog_failures)
+}
+
+fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions, n: usize) {
+    let shown = item.plan.take();
+    let outcome = match txn.write(&item.candidate, options, shown.as_ref()) {
+        Ok(step) => {
+            let outcome = step_outcome(txn.store(), &step);
+            item.plan = Some(step.plan);
+            outcome
+        }
+        // Input was checked when the plan was shown; what fails now is the
+        // store under the lock (a file in the way).
+        Err(WriteError::Plan(e)) => {
+            item.plan = shown;
+            Outcome::bad_input(format!(
+                "{}: {e}",
+                input::label_candidate(n, Some(&item.candidate.name))
+            ))
+        }
+        Err(e @ WriteError::Io { .. }) => {
+            item.plan = shown;
+            Outcome::Failed(e.to_string())
+        }
+    };
+    item.outcome = Some(outcome);
+}
+
+fn step_outcome(store: &Store, step: &txn::Step) -> Outcome {
+    match &step.outcome {
+        txn::Outcome::Saved { revision } => Outcome::Saved {
+            revision: *revision,
+        },
+        txn::Outcome::Noop { existing } => noop(store, existing, &step.plan.rel_path),
+        txn::Outcome::Refused(refusal) => output::refused(refusal, &step.plan.id),
+        txn::Outcome::Conflict => Outcome::Conflict(format!(
+            "{} changed while this write was being confirmed; nothing was written for it",
+            step.plan.id
+        )),
+    }
+}
+
+/// What was saved and what was not, when `MEMORY.md` could not be written.
+fn catalog_failure(scope: Scope, saved: &[PathBuf], error: &std::io::Error) -> String {
+    let saved = if saved.is_empty() {
+        String::new()
+    } else {
+        let paths: Vec<String> = saved.iter().map(|p| p.display().to_string()).collect();
+        format!("saved {}; ", paths.join(", "))
+    };
+    format!(
+        "{saved}the {} store's MEMORY.md could not be updated: {error}",
+        scope.as_str()
+    )
+}

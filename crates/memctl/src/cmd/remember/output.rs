@@ -1,0 +1,243 @@
+//! What `remember` shows: each plan before confirmation, each outcome after.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mdstore::write::{Operation, Plan, Refusal};
+use serde_json::json;
+
+use super::{Item, Outcome};
+use crate::cli::RememberArgs;
+use crate::failure::Exit;
+use crate::stores::Scope;
+use crate::ui::{self, Style, Ui};
+
+pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
+    let (exit, message, hint) = match refusal {
+        Refusal::Secret(found) => (
+            Exit::BadInput,
+            format!(
+                "{id} looks like it holds a secret ({}); memory is not a place for secrets",
+                found
+                    .iter()
+                    .map(|f| format!("rule {} {}", f.finding.rule, f.place))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some("remove the secret and say where it lives instead (a vault, an env var)".to_string()),
+        ),
+        Refusal::Temporary(found) => (
+            Exit::BadInput,
+            format!(
+                "{id} reads as temporary ({}); memory is for what stays true",
+                found
+                    .iter()
+                    .map(|f| format!("{:?} {}", f.finding.phrase, f.place))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some("say it without the temporary part, or run interactively to save it after a warning".to_string()),
+        ),
+        Refusal::Tombstone(tomb) => (
+            Exit::Conflict,
+            format!(
+                "{} was forgotten on {}{}",
+                tomb.id,
+                tomb.forgotten_at.strftime("%Y-%m-%d %H:%M UTC"),
+                tomb.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
+            Some("pass --force to remember it again".to_string()),
+        ),
+        Refusal::LowerTrust { existing, proposed } => (
+            Exit::Conflict,
+            format!("{id} has source {existing}; a proposal with source {proposed} cannot overwrite it"),
+            Some("pass --force if the user really means to replace it, or --source user".to_string()),
+        ),
+        Refusal::RevisionMismatch { expected, actual } => (
+            Exit::Conflict,
+            match actual {
+                Some(actual) => format!("{id} is at revision {actual}, not {expected}; nothing was written"),
+                None => format!("{id} does not exist, so it is not at revision {expected}; nothing was written"),
+            },
+            Some(format!("read it again with `memctl show {id}` and retry")),
+        ),
+    };
+    Outcome::Refused {
+        exit,
+        message,
+        hint,
+    }
+}
+
+pub fn show_plan(ui: &Ui, item: &Item, root: &Path) {
+    let Some(plan) = &item.plan else { return };
+    let path = root.join(&plan.rel_path);
+    let label = |op: &str, style| ui.paint(style, op);
+    let mut out = String::new();
+    match &plan.operation {
+        Operation::Add => {
+            out += &format!(
+                "{} {} ({} store: {})\n",
+                label("ADD", Style::Green),
+                plan.id,
+                item.scope.as_str(),
+                path.display()
+            );
+            out += plan.new_text.as_deref().unwrap_or_default();
+        }
+        Operation::Update { from_revision } => {
+            out += &format!(
+                "{} {} revision {} → {} ({} store: {})\n",
+                label("UPDATE", Style::Yellow),
+                plan.id,
+                from_revision,
+                from_revision.saturating_add(1),
+                item.scope.as_str(),
+                path.display()
+            );
+            out += &ui::diff(
+                ui,
+                plan.old_text.as_deref().unwrap_or_default(),
+                plan.new_text.as_deref().unwrap_or_default(),
+                &format!("{} (revision {from_revision})", plan.id),
+                &format!("{} (revision {})", plan.id, from_revision.saturating_add(1)),
+            );
+        }
+        Operation::Noop { existing } => {
+            let whom = if *existing == plan.id {
+                "this record".to_string()
+            } else {
+                existing.clone()
+            };
+            out += &format!(
+                "{} {}: the same content is already stored as {whom}; nothing to write\n",
+                label("NOOP", Style::Dim),
+                plan.id
+            );
+        }
+        Operation::Refused(_) => {
+            out += &format!("{} {}\n", label("REFUSED", Style::Red), plan.id);
+        }
+    }
+    let _ = ui::print(&out);
+    for warning in &plan.warnings {
+        ui.warn(warning);
+    }
+}
+
+pub fn report(
+    ui: &Ui,
+    items: &[Item],
+    roots: &BTreeMap<Scope, PathBuf>,
+    args: &RememberArgs,
+    catalog_failures: &[String],
+) -> anyhow::Result<Exit> {
+    let exit = items
+        .iter()
+        .filter_map(|i| i.outcome.as_ref())
+        .map(Outcome::exit)
+        .find(|e| *e != Exit::Ok)
+        .unwrap_or(if catalog_failures.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::Internal
+        });
+    let print_catalog_failures = || {
+        for failure in catalog_failures {
+            ui.error(failure,
+                Some(
+                    "the records are saved and searchable; the next memctl write to this store regenerates MEMORY.md",
+                ),
+            );
+        }
+    };
+    if args.json {
+        let rows: Vec<serde_json::Value> = items
+            .iter()
+            .map(|item| {
+                let plan = item.plan.as_ref();
+                let mut row = json!({
+                    "name": item.candidate.name,
+                    "id": plan.map(|p| p.id.clone()),
+                    "scope": item.scope.as_str(),
+                    "path": match item.outcome.as_ref() {
+                        Some(Outcome::Noop { rel_path, .. }) => roots.get(&item.scope).map(|r| r.join(rel_path)),
+                        _ => plan.and_then(|p| Some(roots.get(&item.scope)?.join(&p.rel_path))),
+                    },
+                    "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
+                });
+                let (status, extra) = match item.outcome.as_ref() {
+                    Some(Outcome::Saved { revision }) => (
+                        "saved",
+                        json!({"revision": revision, "operation": operation_name(plan)}),
+                    ),
+                    Some(Outcome::Noop { existing, .. }) => ("noop", json!({"existing": existing})),
+                    Some(Outcome::Refused { message, .. }) => {
+                        ("refused", json!({"reason": message}))
+                    }
+                    Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
+                    Some(Outcome::Failed(message)) => ("failed", json!({"reason": message})),
+                    Some(Outcome::NotConfirmed) => {
+                        ("not-confirmed", json!({"operation": operation_name(plan)}))
+                    }
+                    Some(Outcome::DryRun) | None => {
+                        ("dry-run", json!({"operation": operation_name(plan)}))
+                    }
+                };
+                row["status"] = json!(status);
+                row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
+                if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
+                    row.extend(extra.clone());
+                }
+                row
+            })
+            .collect();
+        ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        print_catalog_failures();
+        return Ok(exit);
+    }
+    for item in items {
+        let id = item
+            .plan
+            .as_ref()
+            .map_or(item.candidate.name.as_str(), |p| p.id.as_str());
+        match item.outcome.as_ref() {
+            Some(Outcome::Saved { revision }) => {
+                ui.note(&format!(
+                    "Saved {id} (revision {revision}) in the {} store.",
+                    item.scope.as_str()
+                ));
+            }
+            Some(Outcome::Refused { message, hint, .. }) => ui.error(message, hint.as_deref()),
+            Some(Outcome::Conflict(message)) => ui.error(message, Some("run the command again")),
+            Some(Outcome::Failed(message)) => ui.error(message, None),
+            Some(Outcome::NotConfirmed) => {}
+            Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
+            Some(Outcome::Noop { .. }) | None => {}
+        }
+    }
+    print_catalog_failures();
+    if items
+        .iter()
+        .any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed)))
+    {
+        if ui.interactive {
+            ui.error("not saved: declined at the prompt", None);
+        } else {
+            ui.error(
+                "not saved: there is no terminal to confirm on",
+                Some("pass --yes to save without asking, or --dry-run to only see the plan"),
+            );
+        }
+    }
+    Ok(exit)
+}
+
+fn operation_name(plan: Option<&Plan>) -> &'static str {
+    match plan.map(|p| &p.operation) {
+        Some(Operation::Add) => "add",
+        Some(Operation::Update { .. }) => "update",
+        Some(Operation::Noop { .. }) => "noop",
+        Some(Operation::Refused(_)) | None => "refused",
+    }
+}
