@@ -7,7 +7,6 @@ use mdstore::write::ForgetError;
 use mdstore::{Store, Summary};
 
 use crate::cli::{ForgetArgs, GlobalArgs};
-use crate::cmd::remember::print_error;
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
 use crate::stores::{self, Scope, WriteTarget};
@@ -61,7 +60,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
                 Some("pass --yes to forget without asking"),
             )
         };
-        print_error(ui, message, hint);
+        ui.error(message, hint);
         return Ok(Exit::NotConfirmed);
     }
 
