@@ -122,7 +122,7 @@ pub fn write(store: &Store, summaries: &[Summary]) -> io::Result<Catalog> {
     catalog.preserved = disk::preserve_foreign(store)?;
     let path = store.catalog_path();
     // Rewriting identical bytes would only churn mtimes and editors' buffers.
-    if std::fs::read(&path).ok().as_deref() != Some(catalog.text.as_bytes()) {
+    if disk::read_bounded(&path).ok().flatten().as_deref() != Some(catalog.text.as_bytes()) {
         atomic::write_file(&path, catalog.text.as_bytes())?;
     }
     Ok(catalog)

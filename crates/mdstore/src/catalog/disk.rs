@@ -5,7 +5,7 @@
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use similar::{Algorithm, DiffOp};
 
@@ -94,6 +94,47 @@ fn quoted(line: &str) -> String {
     format!("\"{}\"", shown.escape_debug())
 }
 
+/// The most of a `MEMORY.md` memctl reads: forty times the budget, room for
+/// any index a person or a tool keeps, and a bound on what a hostile one
+/// (a link to `/dev/zero`) can cost.
+const MAX_READ: u64 = 1 << 20;
+
+/// Reads a `MEMORY.md`-like file: `Ok(None)` when it does not exist. Only a
+/// regular file of at most [`MAX_READ`] bytes is read; a symlink (which could
+/// copy a file from outside into the store), a pipe (which would block) or a
+/// device is an error that says what it is.
+pub fn read_bounded(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let refuse = |what: &str| {
+        Err(io::Error::other(format!(
+            "{} is {what}, not a regular file; memctl neither follows nor replaces it (move it away)",
+            path.display()
+        )))
+    };
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(meta) if meta.file_type().is_symlink() => return refuse("a symbolic link"),
+        Ok(meta) if meta.is_dir() => return refuse("a folder"),
+        Ok(meta) if !meta.is_file() => return refuse("a pipe, socket or device"),
+        Ok(meta) if meta.len() > MAX_READ => {
+            return Err(io::Error::other(format!(
+                "{} is {} bytes, more than memctl reads ({MAX_READ}); move it away",
+                path.display(),
+                meta.len()
+            )));
+        }
+        Ok(_) => {}
+    }
+    let file = fs::File::open(path)?;
+    // Swapped for something else since the check above: read no more anyway.
+    if !file.metadata()?.is_file() {
+        return refuse("no longer a regular file");
+    }
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(file, MAX_READ), &mut bytes)?;
+    Ok(Some(bytes))
+}
+
 /// Whether memctl wrote `text`: its first line is memctl's header.
 pub fn is_generated(text: &str) -> bool {
     let first = text.lines().next().unwrap_or("");
@@ -109,16 +150,12 @@ fn is_blank(bytes: &[u8]) -> bool {
 /// generate from the records now. Line endings do not count: a checkout
 /// that turned them into CRLF has not changed the catalogue.
 pub fn inspect(store: &Store, expected: &Catalog) -> io::Result<OnDisk> {
-    let bytes = match fs::read(store.catalog_path()) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok(OnDisk {
-                lines: 0,
-                bytes: 0,
-                state: State::Missing,
-            });
-        }
-        Err(e) => return Err(e),
+    let Some(bytes) = read_bounded(&store.catalog_path())? else {
+        return Ok(OnDisk {
+            lines: 0,
+            bytes: 0,
+            state: State::Missing,
+        });
     };
     let text = String::from_utf8_lossy(&bytes);
     let state = if !is_blank(&bytes) && !is_generated(&text) {
@@ -199,9 +236,9 @@ pub fn compare(found: &str, expected: &str) -> Vec<Difference> {
 /// A `MEMORY.md` that cannot be read is an error: what cannot be read cannot
 /// be kept, so it must not be replaced either.
 pub fn preserve_foreign(store: &Store) -> io::Result<Option<PathBuf>> {
-    let bytes = match fs::read(store.catalog_path()) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+    let bytes = match read_bounded(&store.catalog_path()) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(io::Error::new(
                 e.kind(),
@@ -217,7 +254,7 @@ pub fn preserve_foreign(store: &Store) -> io::Result<Option<PathBuf>> {
     loop {
         // A copy kept by a write that then failed to replace MEMORY.md is
         // not made twice.
-        if fs::read(&path).is_ok_and(|kept| kept == bytes) {
+        if read_bounded(&path).is_ok_and(|kept| kept.as_ref() == Some(&bytes)) {
             return Ok(Some(path));
         }
         if atomic::write_new_file(&path, &bytes)? {
@@ -388,6 +425,63 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn memory_md_linked_outside_is_neither_copied_nor_replaced() {
+        let (_d, store) = store_with(None);
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("precious.txt"), "SECRET\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("precious.txt"), store.catalog_path())
+            .unwrap();
+        let err = preserve_foreign(&store).unwrap_err();
+        assert!(err.to_string().contains("a symbolic link"), "{err}");
+        assert!(!store.root().join(PRESERVED_FILE).exists());
+        assert!(
+            crate::catalog::write(&store, &[]).is_err(),
+            "the link is not replaced"
+        );
+        assert!(
+            fs::symlink_metadata(store.catalog_path())
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn memory_md_linked_to_dev_zero_is_not_read_without_bound() {
+        let (_d, store) = store_with(None);
+        std::os::unix::fs::symlink("/dev/zero", store.catalog_path()).unwrap();
+        let expected = render(&[], Budget::default());
+        assert!(inspect(&store, &expected).is_err());
+        assert!(preserve_foreign(&store).is_err());
+    }
+
+    #[test]
+    fn memory_md_that_is_a_fifo_does_not_block() {
+        let (_d, store) = store_with(None);
+        let made = std::process::Command::new("mkfifo")
+            .arg(store.catalog_path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let expected = render(&[], Budget::default());
+        let err = inspect(&store, &expected).unwrap_err();
+        assert!(err.to_string().contains("a pipe"), "{err}");
+    }
+
+    #[test]
+    fn oversized_memory_md_is_not_read() {
+        let (_d, store) = store_with(None);
+        let file = fs::File::create(store.catalog_path()).unwrap();
+        file.set_len(MAX_READ + 1).unwrap();
+        assert!(
+            preserve_foreign(&store)
+                .unwrap_err()
+                .to_string()
+                .contains("more than memctl reads")
+        );
+    }
+
     #[test]
     fn unreadable_memory_md_is_not_replaced() {
         // A folder in its place cannot be read even by root (permissions
