@@ -117,7 +117,7 @@ pub struct Plan {
 pub enum PlanError {
     #[error(transparent)]
     Input(#[from] InputError),
-    #[error("invalid name {:?}: {source}", shorten(.name))]
+    #[error("invalid name {}: {source}", shown_name(.name))]
     Name { name: String, source: NameError },
     #[error("the existing record {}: {}", .0.rel_path.display(), .0.reason)]
     Unreadable(Skipped),
@@ -127,12 +127,15 @@ pub enum PlanError {
     TooLarge(usize),
 }
 
-/// A name as a message shows it: a 5,000-character name is not echoed whole.
-fn shorten(name: &str) -> String {
-    const SHOWN: usize = 100;
-    match name.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{}… ({} characters)", &name[..cut], name.chars().count()),
-        None => name.to_string(),
+/// A bad name as a message shows it: quoted, escaped, and cut to 40
+/// characters with its length, so that a 5,000-character name is not echoed
+/// whole.
+fn shown_name(name: &str) -> String {
+    const SHOWN: usize = 40;
+    let shown = crate::escape::for_message(name, SHOWN);
+    match name.chars().count() {
+        n if n > SHOWN => format!("\"{shown}\" ({n} characters)"),
+        _ => format!("\"{shown}\""),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::cli::{EditArgs, GlobalArgs};
 use crate::cmd::read::find_record;
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
-use crate::ui::Ui;
+use crate::ui::{self, Ui};
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = find_record(global, &args.id)?;
@@ -152,6 +152,10 @@ impl Session<'_> {
 fn print_problems(path: &Path, problems: &[mdstore::Problem]) {
     for problem in problems {
         let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
-        eprintln!("{}{line}: {}", path.display(), problem.message);
+        eprintln!(
+            "{}{line}: {}",
+            ui::shown_path(path),
+            ui::shown(&problem.message)
+        );
     }
 }

@@ -44,9 +44,9 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     for summary in &targets {
         plan += &format!(
             "FORGET {} ({}): {}\n",
-            summary.id,
-            store.root().join(&summary.rel_path).display(),
-            summary.description()
+            ui::shown(&summary.id),
+            ui::shown_path(&store.root().join(&summary.rel_path)),
+            ui::shown(summary.description())
         );
     }
     ui::print(&plan)?;

@@ -225,7 +225,6 @@ fn long_name_is_not_echoed_whole_by_show() {
 }
 
 #[test]
-#[ignore = "needs write.rs's PlanError::Name to quote the name with mdstore::escape::for_message (the write-path branch)"]
 fn long_name_is_not_echoed_whole_by_remember() {
     let env = TestEnv::new();
     let run = remember_named(&env, &"a".repeat(5_000));
