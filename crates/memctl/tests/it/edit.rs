@@ -54,6 +54,11 @@ fn a_valid_edit_is_saved_with_the_next_revision_and_memory_md_follows() {
         crate::env::temp_files(env.root()).is_empty(),
         "no temporary file is left"
     );
+    // Nor the scratch copy the editor worked on ($TMPDIR/memctl-edit-*).
+    let scratch: Vec<_> = std::fs::read_dir(env.root().join("tmp"))
+        .expect("the test's TMPDIR")
+        .collect();
+    assert!(scratch.is_empty(), "left in TMPDIR: {scratch:?}");
 }
 
 #[test]
