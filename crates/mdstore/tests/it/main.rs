@@ -6,5 +6,7 @@
 
 mod corpus;
 mod frontmatter_props;
+mod labelled_secrets;
+mod secrets;
 mod store_reads;
 mod wild;

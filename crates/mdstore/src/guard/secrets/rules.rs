@@ -30,7 +30,7 @@ macro_rules! assignment {
 /// delimiter (group `bare`).
 macro_rules! value {
     () => {
-        r#"(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`=,;][^\s"'`,;]*))"#
+        r#"(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`=,;<>][^\s"'`,;<>]*))"#
     };
 }
 
@@ -281,7 +281,7 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule!(
         "password-in-prose",
-        r#"(?-u:\b)(?i:pass(?:word|phrase|wd)s?(?:\s+(?:for|of|to|on)\s+(?:the\s+|an?\s+)?[^\s]+(?:\s+[^\s]+)?)?\s+(?:is|was|is\s+now|is\s+set\s+to|set\s+to))\s+(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`]+))"#,
+        r#"(?-u:\b)(?i:pass(?:word|phrase|wd)s?(?:\s+(?:for|of|to|on)\s+(?:the\s+|an?\s+)?[^\s]+(?:\s+[^\s]+)?)?\s+(?:(?:is|was)(?:\s+now)?(?:\s+set\s+to)?|set\s+to))\s+(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`]+))"#,
         password
     ),
     rule!(
@@ -292,7 +292,7 @@ pub(super) const RULES: &[Rule] = &[
     rule!(
         "secret-assignment",
         assignment!(
-            r"(?-u:\b)(?i:[a-z0-9_.\-]*(?:secret|token|api[_\-]?key|apikey|(?:access|auth|private|client|signing|encryption|master)[_\-]?key|credentials?))",
+            r"(?-u:\b)(?P<key>(?i:[a-z0-9_.\-]*(?:secret|token|api[_\-]?key|apikey|(?:access|auth|private|client|signing|encryption|master|secret|session|app)[_\-]?key|credentials?)))",
             value!()
         ),
         assigned_secret

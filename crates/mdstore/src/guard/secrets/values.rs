@@ -67,10 +67,15 @@ pub(super) fn password(captures: &Captures<'_>) -> bool {
     is_password(value) && (quoted || !is_reference(value))
 }
 
-/// A generic key, token or secret in an assignment.
+/// A generic key, token or secret in an assignment (or after `Bearer`):
+/// random-looking, not code, not a path, not words (`Domain01\User01`,
+/// `Desktop/Title/H1`, `Get-AzKeyVaultSecret`), and not under a name that
+/// says it is public (.NET's `PublicKeyToken=31bf3856ad364e35`).
 pub(super) fn assigned_secret(captures: &Captures<'_>) -> bool {
     let (value, quoted) = assigned(captures);
-    is_secret_literal(value) && (quoted || !is_reference(value))
+    let value = if quoted { value } else { trim_prose(value) };
+    let public = named(captures, "key").to_lowercase().contains("public");
+    !public && is_secret_literal(value) && !is_reference(value) && !is_words(value)
 }
 
 /// Sentence punctuation after a bare value is not part of it.
@@ -93,16 +98,52 @@ fn is_password(value: &str) -> bool {
     if length < MIN_PASSWORD_CHARS || is_placeholder(value) {
         return false;
     }
-    let has_digit_or_symbol = value
-        .chars()
-        .any(|c| c.is_ascii_digit() || (!c.is_alphanumeric() && !c.is_whitespace()));
+    let has_digit_or_symbol = value.chars().any(|c| {
+        c.is_ascii_digit()
+            || (!c.is_alphanumeric() && !c.is_whitespace() && !matches!(c, '-' | '_' | '.'))
+    });
     let spaced_words = value.contains(' ');
     if spaced_words {
         // A quoted passphrase: long, mixed, not a sentence about a password.
         return length >= 12 && character_kinds(value) >= 2 && has_digit_or_symbol;
     }
     has_digit_or_symbol
-        || (length >= 12 && shannon_entropy(value) >= 3.5 && character_kinds(value) >= 2)
+        || (length >= 12
+            && shannon_entropy(value) >= 3.5
+            && character_kinds(value) >= 2
+            && !is_words(value))
+}
+
+/// Words joined by punctuation or case (`Desktop/Title/H1`,
+/// `exchangeadmin01@hotmail.com`, `ConvertTo-SecureString`): each piece is
+/// a word (with a vowel, once three letters long) or an acronym of up to
+/// five capitals, with at most two digits after it, and the pieces average
+/// three characters or more. Random strings break one of these: digits
+/// inside a piece, runs of consonants, case switching every character.
+fn is_words(value: &str) -> bool {
+    static WORD: LazyLock<Regex> =
+        LazyLock::new(|| builtin_regex(r"^(?:[A-Z]?[a-z]+|[A-Z]{1,5})[0-9]{0,2}$"));
+    // `camelCase` and `HTTPServer` split before the capital that starts a word.
+    static CASE_BOUNDARY: LazyLock<Regex> =
+        LazyLock::new(|| builtin_regex(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])"));
+    let split = CASE_BOUNDARY.replace_all(value, "$1$3 $2$4");
+    let pieces: Vec<&str> = split
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|piece| !piece.is_empty())
+        .collect();
+    !pieces.is_empty()
+        && pieces
+            .iter()
+            .all(|piece| WORD.is_match(piece) && has_vowel_if_long(piece))
+        && pieces.iter().map(|piece| piece.len()).sum::<usize>() >= 3 * pieces.len()
+}
+
+/// Words of three letters or more hold a vowel (acronyms aside); random
+/// runs of letters mostly do not.
+fn has_vowel_if_long(piece: &str) -> bool {
+    let letters = piece.bytes().filter(u8::is_ascii_alphabetic).count();
+    let acronym = !piece.bytes().any(|b| b.is_ascii_lowercase());
+    acronym || letters < 3 || piece.bytes().any(|b| b"aeiouyAEIOUY".contains(&b))
 }
 
 /// Entropy (bits per character) above which a literal of at least
@@ -136,7 +177,6 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         "dummy",
         "sample",
         "replace",
-        "xxx",
         "fixme",
         "todo",
         "secret-here",
@@ -145,7 +185,9 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         "key-here",
     ];
     let lower = value.trim().to_lowercase();
-    is_masked_or_templated(&lower) || WORDS.iter().any(|word| lower.contains(word))
+    // `xxx` in one case is a mask (`sk-xxxx`, `XXXX-XXXX`); mixed, it is chance.
+    let crossed_out = value.contains("xxx") || value.contains("XXX");
+    crossed_out || is_masked_or_templated(&lower) || WORDS.iter().any(|word| lower.contains(word))
 }
 
 /// `****`, `xxxx`, `<password>`, `${VAR}`, `$VAR`, `{{ var }}`, `%VAR%`,
@@ -176,7 +218,7 @@ fn is_reference(value: &str) -> bool {
     });
     static ENV_NAME: LazyLock<Regex> =
         LazyLock::new(|| builtin_regex(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$"));
-    value.contains(['(', '[', '{'])
+    value.contains(['(', ')', '[', '{'])
         || value.contains("://")
         || ["/", "./", "../", "~/"]
             .iter()
