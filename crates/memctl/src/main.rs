@@ -21,24 +21,40 @@ use crate::failure::{Exit, Failure};
 use crate::ui::Ui;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(cli::protect_search_query(std::env::args_os().collect())) {
+    let args = cli::protect_search_query(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let code = if err.use_stderr() {
-                Exit::BadInput
-            } else {
-                Exit::Ok
-            };
-            let _ = err.print();
-            return ExitCode::from(code as u8);
-        }
+        Err(err) => return ExitCode::from(parse_failure(&err, &args) as u8),
     };
     let ui = Ui::new(&cli.global);
+    if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
+        let message = format!("unknown option '{body}' for remember");
+        let hint =
+            format!("a body that starts with - goes after --: memctl remember ... -- '{body}'");
+        cmd::remember::print_error(&ui, &message, Some(&hint));
+        return ExitCode::from(Exit::BadInput as u8);
+    }
     let exit = match run(cli, &ui) {
         Ok(exit) => exit,
         Err(err) => report(&ui, &err),
     };
     ExitCode::from(exit as u8)
+}
+
+/// Prints clap's message for bad arguments (or `--help`, `--version`),
+/// hiding any secret among the arguments; returns the exit code.
+fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
+    if !err.use_stderr() {
+        let _ = err.print();
+        return Exit::Ok;
+    }
+    match cli::redacted_error(err, args) {
+        Some(text) => eprint!("{text}"),
+        None => {
+            let _ = err.print();
+        }
+    }
+    Exit::BadInput
 }
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {

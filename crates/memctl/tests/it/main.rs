@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod arguments;
 mod catalog;
 mod check;
 mod concurrency;
