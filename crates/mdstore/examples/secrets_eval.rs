@@ -64,7 +64,7 @@ fn main() {
     }
 
     println!("\n## False positives on real files\n");
-    println!("| files | records read | bytes | findings | files with findings | time |");
+    println!("| set | files | bytes | findings | files with findings | time |");
     println!("|---|---|---|---|---|---|");
     for (label, root) in [
         ("demo store", repo.join("tests/demo-store")),
