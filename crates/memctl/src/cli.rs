@@ -266,21 +266,28 @@ fn looks_like_an_option(arg: &str) -> bool {
         })
 }
 
-/// clap's message for a parse error, with every argument that holds a
-/// secret replaced by a note naming its rule; `None` when nothing needed
-/// hiding. clap echoes the values it rejects (`unexpected argument '…'`,
-/// `invalid value '…' for '--type'`), and no output of memctl may contain
-/// a secret it was given (SPEC §6).
+/// clap's message for a parse error, with its secrets hidden
+/// ([`hide_secrets`]); `None` when nothing needed hiding. clap echoes the
+/// values it rejects (`unexpected argument '…'`, `invalid value '…' for
+/// '--type'`).
 pub fn redacted_error(err: &clap::Error, args: &[OsString]) -> Option<String> {
     let rendered = err.render().to_string();
-    let mut text = rendered.clone();
+    let hidden = hide_secrets(&rendered, args);
+    (hidden != rendered).then_some(hidden)
+}
+
+/// `text` (a message about the arguments) with every argument that holds a
+/// secret, and every `--opt=VALUE` value that does, replaced by a note
+/// naming its rule; a line still holding a secret after that is replaced
+/// whole. No output of memctl may contain a secret it was given (SPEC §6).
+pub fn hide_secrets(text: &str, args: &[OsString]) -> String {
+    let mut text = text.to_string();
     for arg in args {
         let arg = arg.to_string_lossy();
         let Some(found) = find_secrets(&arg).into_iter().next() else {
             continue;
         };
         let note = format!("<hidden: looks like a secret (rule {})>", found.rule);
-        // `--type=VALUE` is echoed as VALUE.
         let value = arg.split_once('=').map(|(_, value)| value);
         for echoed in std::iter::once(arg.as_ref()).chain(value) {
             if !echoed.is_empty() {
@@ -288,20 +295,17 @@ pub fn redacted_error(err: &clap::Error, args: &[OsString]) -> Option<String> {
             }
         }
     }
-    // A secret clap echoed in a form not replaced above: drop its line.
-    let mut kept: String = text
-        .lines()
-        .map(|line| {
-            if find_secrets(line).is_empty() {
-                line
-            } else {
-                "<a line that looked like a secret was hidden>"
-            }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| match find_secrets(line).first() {
+            None => line.to_string(),
+            Some(found) => format!(
+                "<a line hidden: it looks like it holds a secret (rule {})>",
+                found.rule
+            ),
         })
-        .collect::<Vec<_>>()
-        .join("\n");
-    kept.push('\n');
-    (kept.trim_end() != rendered.trim_end()).then_some(kept)
+        .collect();
+    lines.join("\n")
 }
 
 /// Options of `search` (and the global ones) that take a value.
@@ -412,6 +416,40 @@ mod tests {
             protect(&["memctl", "--store", "search", "search", "-x"]),
             ["memctl", "--store", "search", "search", "--", "-x"]
         );
+    }
+
+    #[test]
+    fn hide_secrets_replaces_secret_arguments_and_lines() {
+        let args: Vec<OsString> = ["memctl", "--type=password=hunter2hunter2", "show", "x"]
+            .iter()
+            .map(Into::into)
+            .collect();
+        assert_eq!(
+            hide_secrets("invalid value 'password=hunter2hunter2' for x", &args),
+            "invalid value '<hidden: looks like a secret (rule password-assignment)>' for x"
+        );
+        assert_eq!(
+            hide_secrets("ok\nthe password is Xk9#mQ2vL7\nok", &args),
+            "ok\n<a line hidden: it looks like it holds a secret (rule password-in-prose)>\nok"
+        );
+        assert_eq!(hide_secrets("no record \"x\"", &args), "no record \"x\"");
+    }
+
+    #[test]
+    fn option_shaped_bodies_are_told_from_text() {
+        for option in ["--yess", "-y", "--dry-run=x"] {
+            assert!(looks_like_an_option(option), "{option}");
+        }
+        for text in [
+            "- use pytest",
+            "-----BEGIN",
+            "--",
+            "-",
+            "-5 degrees",
+            "--a b",
+        ] {
+            assert!(!looks_like_an_option(text), "{text}");
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     }
     let exit = match run(cli, &ui) {
         Ok(exit) => exit,
-        Err(err) => report(&ui, &err),
+        Err(err) => report(&ui, &err, &args),
     };
     ExitCode::from(exit as u8)
 }
@@ -75,8 +75,10 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
     }
 }
 
-/// Prints an error with its causes and hint; returns its exit code.
-fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
+/// Prints an error with its causes and hint, any secret among the
+/// arguments hidden (`invalid name "…"`, `no record "…"`); returns its exit
+/// code.
+fn report(ui: &Ui, err: &anyhow::Error, args: &[std::ffi::OsString]) -> Exit {
     let failure = err.chain().find_map(|e| e.downcast_ref::<Failure>());
     let message = match failure {
         Some(f) => f.message.clone(),
@@ -86,6 +88,9 @@ fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
             .collect::<Vec<_>>()
             .join(": "),
     };
-    cmd::remember::print_error(ui, &message, failure.and_then(|f| f.hint.as_deref()));
+    let hint = failure
+        .and_then(|f| f.hint.as_deref())
+        .map(|hint| cli::hide_secrets(hint, args));
+    cmd::remember::print_error(ui, &cli::hide_secrets(&message, args), hint.as_deref());
     failure.map_or(Exit::Internal, |f| f.exit)
 }

@@ -141,3 +141,51 @@ fn clap_error_without_a_secret_is_unchanged() {
         run.render()
     );
 }
+
+/// Issue 6: "No output of memctl may ever contain a secret it was given":
+/// messages about a bad name, a bad date, a missing record or an empty
+/// search echoed the argument whole.
+#[test]
+fn error_messages_never_echo_a_secret() {
+    let env = TestEnv::new();
+    env.run(&["reindex"]).assert_success();
+    let secret = "hunter2hunter2";
+    let password = format!("password={secret}");
+    let bad_name = format!("x/{password}");
+    let cases: Vec<(Vec<&str>, i32)> = vec![
+        (
+            vec![
+                "remember", "--name", &bad_name, "--type", "user", "-d", "d", "--yes", "body",
+            ],
+            2,
+        ),
+        (
+            vec![
+                "remember",
+                "--name",
+                "k",
+                "--type",
+                "user",
+                "-d",
+                "d",
+                "--expires",
+                &password,
+                "--yes",
+                "body",
+            ],
+            2,
+        ),
+        (vec!["show", &password], 2),
+        (vec!["forget", &password, "--yes"], 2),
+        (vec!["search", &password], 1),
+    ];
+    for (args, code) in cases {
+        let run = env.run(&args);
+        run.assert_code(code);
+        assert!(
+            !run.all_output().contains(secret),
+            "echoed:\n{}",
+            run.render()
+        );
+    }
+}
