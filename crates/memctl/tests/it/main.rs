@@ -41,5 +41,6 @@ mod read;
 mod regressions;
 mod remember;
 mod search;
+mod secrets;
 mod status;
 mod watch;
