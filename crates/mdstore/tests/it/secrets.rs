@@ -68,3 +68,19 @@ fn frontmatter_wild_sample_has_no_secret_findings() {
     assert!(files >= 120, "{files} files");
     assert!(findings.is_empty(), "{findings:?}");
 }
+
+/// Issue 6: an edit that appended `password: …` to a record was saved.
+#[test]
+fn edit_appending_a_password_line_is_invalid() {
+    let text = "---\nname: db\ndescription: The database\ntype: project\n---\nPostgres 16 on db.internal.\npassword: hunter2hunter2\n";
+    let problems = mdstore::edit::validate("db", text);
+    let secret: Vec<(Option<usize>, &str)> = problems
+        .iter()
+        .filter(|p| p.message.contains("secret"))
+        .map(|p| (p.line, p.message.as_str()))
+        .collect();
+    assert_eq!(secret.len(), 1, "{problems:?}");
+    assert_eq!(secret[0].0, Some(7));
+    assert!(secret[0].1.contains("password-assignment"), "{problems:?}");
+    assert!(!secret[0].1.contains("hunter2hunter2"), "{problems:?}");
+}

@@ -1,8 +1,8 @@
 //! The secret guard: API keys, tokens, private keys, passwords.
 //!
-//! Each rule ([`rules`]) is a pattern for one kind of credential, plus, where
+//! Each rule (`rules.rs`) is a pattern for one kind of credential, plus, where
 //! the pattern alone would also catch harmless text, a check of the value
-//! ([`values`]: placeholders, code that reads a secret from elsewhere, low
+//! (`values.rs`: placeholders, code that reads a secret from elsewhere, low
 //! entropy, plain words). Findings name the rule and the line, never the
 //! secret. docs/SECRETS.md says where the rules come from and how well they
 //! do on a labelled set and on real files.
