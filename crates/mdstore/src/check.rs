@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use crate::catalog::{self, Budget, disk};
-use crate::record::Severity;
+use crate::frontmatter;
+use crate::guard::secrets;
+use crate::record::{Record, Severity};
 use crate::store::{CATALOG_FILE, SkipReason, Store, WalkItem};
 use crate::view::StoreView;
 
@@ -34,6 +36,7 @@ pub fn check(store: &Store) -> Report {
             WalkItem::Record(entry) => match store.read_record(&entry.rel_path) {
                 Ok(record) => {
                     report.records += 1;
+                    report.findings.extend(secret_findings(&record));
                     report
                         .findings
                         .extend(record.problems.into_iter().map(|p| Finding {
@@ -144,6 +147,27 @@ fn catalog_findings(store: &Store, view: &StoreView) -> Vec<Finding> {
     }
 }
 
+/// Secrets in a record written by hand (SPEC §6): rule and whole-file line,
+/// never the secret.
+fn secret_findings(record: &Record) -> Vec<Finding> {
+    let text = match &record.frontmatter {
+        Some(fm) => frontmatter::render(fm, &record.body),
+        None => record.body.clone(),
+    };
+    secrets::find_secrets(&text)
+        .into_iter()
+        .map(|found| Finding {
+            rel_path: record.rel_path.clone(),
+            line: Some(found.line),
+            severity: Severity::Error,
+            message: format!(
+                "looks like a secret (rule {}): remove it, and rotate it if it is real (git history keeps it); memory is not a place for secrets",
+                found.rule
+            ),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs;
@@ -210,5 +234,39 @@ mod tests {
             catalog_messages(&Store::open(empty.path()).unwrap()),
             vec![]
         );
+    }
+
+    use pretty_assertions::assert_eq;
+
+    /// Issue 6: `check` found no secret in a hand-written file holding an
+    /// AWS key id.
+    #[test]
+    fn aws_key_id_in_hand_written_file_is_reported() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let key_id = format!("AKIA{}", "IOSFODNN7EXAMPLE");
+        std::fs::write(
+            dir.path().join("deploy.md"),
+            format!(
+                "---\nname: deploy\ndescription: How we deploy\ntype: project\n---\nUse the CI user.\nIts key id is {key_id}.\n"
+            ),
+        )
+        .expect("write");
+        std::fs::write(dir.path().join("clean.md"), "# Clean\n\nNothing here.\n").expect("write");
+        let report = check(&Store::open(dir.path()).expect("store"));
+        let secrets: Vec<(String, Option<usize>)> = report
+            .findings
+            .iter()
+            .filter(|f| f.message.contains("secret"))
+            .map(|f| (f.rel_path.display().to_string(), f.line))
+            .collect();
+        assert_eq!(secrets, vec![("deploy.md".to_string(), Some(7))]);
+        let message = &report
+            .findings
+            .iter()
+            .find(|f| f.rel_path.as_os_str() == "deploy.md")
+            .expect("the secret's finding")
+            .message;
+        assert!(message.contains("aws-access-key-id"), "{message}");
+        assert!(!message.contains(&key_id), "{message}");
     }
 }

@@ -1,8 +1,10 @@
 //! The command line, as SPEC §5–§9 define it.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mdstore::guard::secrets::find_secrets;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -170,7 +172,10 @@ pub struct RememberArgs {
     /// Report each candidate's outcome as JSON
     #[arg(long)]
     pub json: bool,
-    /// The body text, or - to read it from standard input
+    /// The body text, or - to read it from standard input. It may start with
+    /// `-` (a PEM key, "- use pytest"); a body that looks like one option
+    /// (`--yess`) must follow `--`
+    #[arg(allow_hyphen_values = true)]
     pub body: Option<String>,
 }
 
@@ -232,6 +237,75 @@ pub struct ReindexArgs {
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
+}
+
+/// A `remember` body that looks like one mistyped option (`--yess`,
+/// `-y`) rather than text: the body may start with `-` (a PEM key, a list
+/// item), but a typo must not be saved as a record. Written after `--`, it
+/// is the body.
+pub fn body_looking_like_an_option(cli: &Cli, args: &[OsString]) -> Option<String> {
+    let Command::Remember(remember) = &cli.command else {
+        return None;
+    };
+    let body = remember.body.as_deref()?;
+    let after_separator = args
+        .iter()
+        .skip_while(|arg| *arg != "--")
+        .any(|arg| arg == body);
+    (looks_like_an_option(body) && !after_separator).then(|| body.to_string())
+}
+
+/// `--name`, `-y`, `--dry-run=x`: one word of letters, digits and `-`.
+fn looks_like_an_option(arg: &str) -> bool {
+    let name = arg.split_once('=').map_or(arg, |(name, _)| name);
+    let word = name.strip_prefix("--").or_else(|| name.strip_prefix('-'));
+    !arg.contains(char::is_whitespace)
+        && word.is_some_and(|word| {
+            word.starts_with(|c: char| c.is_ascii_alphabetic())
+                && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+}
+
+/// clap's message for a parse error, with its secrets hidden
+/// ([`hide_secrets`]); `None` when nothing needed hiding. clap echoes the
+/// values it rejects (`unexpected argument '…'`, `invalid value '…' for
+/// '--type'`).
+pub fn redacted_error(err: &clap::Error, args: &[OsString]) -> Option<String> {
+    let rendered = err.render().to_string();
+    let hidden = hide_secrets(&rendered, args);
+    (hidden != rendered).then_some(hidden)
+}
+
+/// `text` (a message about the arguments) with every argument that holds a
+/// secret, and every `--opt=VALUE` value that does, replaced by a note
+/// naming its rule; a line still holding a secret after that is replaced
+/// whole. No output of memctl may contain a secret it was given (SPEC §6).
+pub fn hide_secrets(text: &str, args: &[OsString]) -> String {
+    let mut text = text.to_string();
+    for arg in args {
+        let arg = arg.to_string_lossy();
+        let Some(found) = find_secrets(&arg).into_iter().next() else {
+            continue;
+        };
+        let note = format!("<hidden: looks like a secret (rule {})>", found.rule);
+        let value = arg.split_once('=').map(|(_, value)| value);
+        for echoed in std::iter::once(arg.as_ref()).chain(value) {
+            if !echoed.is_empty() {
+                text = text.replace(echoed, &note);
+            }
+        }
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| match find_secrets(line).first() {
+            None => line.to_string(),
+            Some(found) => format!(
+                "<a line hidden: it looks like it holds a secret (rule {})>",
+                found.rule
+            ),
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// Options of `search` (and the global ones) that take a value.
@@ -342,6 +416,40 @@ mod tests {
             protect(&["memctl", "--store", "search", "search", "-x"]),
             ["memctl", "--store", "search", "search", "--", "-x"]
         );
+    }
+
+    #[test]
+    fn hide_secrets_replaces_secret_arguments_and_lines() {
+        let args: Vec<OsString> = ["memctl", "--type=password=hunter2hunter2", "show", "x"]
+            .iter()
+            .map(Into::into)
+            .collect();
+        assert_eq!(
+            hide_secrets("invalid value 'password=hunter2hunter2' for x", &args),
+            "invalid value '<hidden: looks like a secret (rule password-assignment)>' for x"
+        );
+        assert_eq!(
+            hide_secrets("ok\nthe password is Xk9#mQ2vL7\nok", &args),
+            "ok\n<a line hidden: it looks like it holds a secret (rule password-in-prose)>\nok"
+        );
+        assert_eq!(hide_secrets("no record \"x\"", &args), "no record \"x\"");
+    }
+
+    #[test]
+    fn option_shaped_bodies_are_told_from_text() {
+        for option in ["--yess", "-y", "--dry-run=x"] {
+            assert!(looks_like_an_option(option), "{option}");
+        }
+        for text in [
+            "- use pytest",
+            "-----BEGIN",
+            "--",
+            "-",
+            "-5 degrees",
+            "--a b",
+        ] {
+            assert!(!looks_like_an_option(text), "{text}");
+        }
     }
 
     #[test]

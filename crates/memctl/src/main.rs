@@ -21,24 +21,40 @@ use crate::failure::Exit;
 use crate::ui::Ui;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(cli::protect_search_query(std::env::args_os().collect())) {
+    let args = cli::protect_search_query(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(err) => {
-            let code = if err.use_stderr() {
-                Exit::BadInput
-            } else {
-                Exit::Ok
-            };
-            let _ = err.print();
-            return ExitCode::from(code as u8);
-        }
+        Err(err) => return ExitCode::from(parse_failure(&err, &args) as u8),
     };
     let ui = Ui::new(&cli.global);
+    if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
+        let message = format!("unknown option '{body}' for remember");
+        let hint =
+            format!("a body that starts with - goes after --: memctl remember ... -- '{body}'");
+        ui.error(&message, Some(&hint));
+        return ExitCode::from(Exit::BadInput as u8);
+    }
     let exit = match run(cli, &ui) {
         Ok(exit) => exit,
-        Err(err) => report(&ui, &err),
+        Err(err) => report(&ui, &err, &args),
     };
     ExitCode::from(exit as u8)
+}
+
+/// Prints clap's message for bad arguments (or `--help`, `--version`),
+/// hiding any secret among the arguments; returns the exit code.
+fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
+    if !err.use_stderr() {
+        let _ = err.print();
+        return Exit::Ok;
+    }
+    match cli::redacted_error(err, args) {
+        Some(text) => eprint!("{text}"),
+        None => {
+            let _ = err.print();
+        }
+    }
+    Exit::BadInput
 }
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
@@ -59,9 +75,12 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
     }
 }
 
-/// Prints an error with its causes and hint; returns its exit code.
-fn report(ui: &Ui, err: &anyhow::Error) -> Exit {
+/// Prints an error with its causes and hint, any secret among the
+/// arguments hidden (`invalid name "…"`, `no record "…"`); returns its exit
+/// code.
+fn report(ui: &Ui, err: &anyhow::Error, args: &[std::ffi::OsString]) -> Exit {
     let (exit, message, hint) = failure::classify(err);
-    ui.error(&message, hint.as_deref());
+    let hint = hint.map(|hint| cli::hide_secrets(&hint, args));
+    ui.error(&cli::hide_secrets(&message, args), hint.as_deref());
     exit
 }

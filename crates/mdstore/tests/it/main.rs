@@ -6,6 +6,8 @@
 
 mod corpus;
 mod frontmatter_props;
+mod labelled_secrets;
 mod messages;
+mod secrets;
 mod store_reads;
 mod wild;

@@ -104,7 +104,13 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
         }
         ui::print(&out)?;
         if hits.is_empty() {
-            ui.note(&format!("No records match {text:?}."));
+            // A query holding a secret is not echoed (SPEC §6).
+            let query = if mdstore::guard::secrets::find_secrets(&text).is_empty() {
+                format!("{text:?}")
+            } else {
+                "the query".to_string()
+            };
+            ui.note(&format!("No records match {query}."));
         }
     }
     Ok(if hits.is_empty() {

@@ -191,3 +191,26 @@ fn check_quiet_prints_no_summary() {
     );
     assert!(!run.all_output().contains("hint:"), "{}", run.render());
 }
+
+/// Issue 6: `check` found no secret in a hand-written file holding an AWS
+/// key id. It names path, line and rule, never the secret, and exits 1.
+#[test]
+fn secret_in_hand_written_record_is_reported_without_echoing_it() {
+    let env = TestEnv::new();
+    let key_id = format!("AKIA{}", "IOSFODNN7EXAMPLE");
+    env.write_store_file(
+        "deploy.md",
+        &format!(
+            "---\nname: deploy\ndescription: How we deploy\ntype: project\n---\nThe CI user's key id is {key_id}.\n"
+        ),
+    );
+    let run = env.run(&["check"]);
+    run.assert_code(1);
+    assert!(
+        run.stdout
+            .contains("deploy.md:6: error: looks like a secret (rule aws-access-key-id)"),
+        "{}",
+        run.render()
+    );
+    assert!(!run.all_output().contains(&key_id), "{}", run.render());
+}

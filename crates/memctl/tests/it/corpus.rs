@@ -222,7 +222,10 @@ fn read_only_commands_over(source: &Path, documented: &Documented) {
             .unwrap_or_else(|| panic!("not a path in the store: {line}"))
             .to_string();
         assert!(store.join(&rel).is_file(), "{line}");
-        if found.name("line").is_some() && &found["severity"] == "error" {
+        // Documentation in the corpus shows credential-shaped examples,
+        // which `check` rightly reports too (docs/SECRETS.md).
+        let secret = found["message"].starts_with("looks like a secret");
+        if found.name("line").is_some() && &found["severity"] == "error" && !secret {
             line_errors.insert(rel.clone());
         }
         if found["message"].starts_with("no frontmatter") {

@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod arguments;
 mod catalog;
 mod check;
 mod concurrency;
@@ -41,5 +42,6 @@ mod read;
 mod regressions;
 mod remember;
 mod search;
+mod secrets;
 mod status;
 mod watch;

@@ -306,7 +306,7 @@ fn a_secret_is_refused_named_by_rule_and_line_and_never_printed() {
             1,
         ),
         (
-            "secret-assignment",
+            "password-assignment",
             "Connect with\nthe db\npassword=Xk9mQ2vL7pRw3Z".to_string(),
             3,
         ),
