@@ -324,6 +324,17 @@ const SEARCH_FLAGS: &[&str] = &[
     "-h",
 ];
 
+/// `-tuser` and `-n5`: a short option with its value attached, which clap
+/// reads as `-t user`. Only a value the option takes counts, so that
+/// `-tests` stays an exclusion of the word "tests".
+fn is_attached_short_option(arg: &str) -> bool {
+    if let Some(kind) = arg.strip_prefix("-t") {
+        return mdstore::RecordType::parse(kind).is_some();
+    }
+    arg.strip_prefix("-n")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Rewrites `memctl … search ARGS` so that query words which look like
 /// options (`-mustnot`, `--`, `-`) reach the query instead of failing as
 /// unknown options: a query is never a syntax error (SPEC §5). Known
@@ -366,7 +377,7 @@ pub fn protect_search_query(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
             {
                 out.push(value.clone());
             }
-        } else if SEARCH_FLAGS.contains(&text.as_ref()) {
+        } else if SEARCH_FLAGS.contains(&text.as_ref()) || is_attached_short_option(&text) {
             out.push(arg.clone());
         } else {
             query.push(arg.clone());

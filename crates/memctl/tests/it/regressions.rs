@@ -807,3 +807,33 @@ fn searching_a_missing_global_store_said_there_was_no_store_here() {
         run.render()
     );
 }
+
+/// `search -tuser freeze` ignored the type filter and `search -n1 e`
+/// searched for "-n1": short options with their value attached were taken
+/// for query words.
+#[test]
+fn attached_short_option_values_were_searched_as_words() {
+    let env = TestEnv::new();
+    env.remember("who", "user", "Freeze lover", "Likes the deploy freeze.");
+    env.remember(
+        "plan",
+        "project",
+        "Deploy freeze",
+        "The freeze starts Monday.",
+    );
+    let typed = env.run(&["search", "--json", "-tuser", "freeze"]);
+    typed.assert_success();
+    assert_eq!(
+        typed.hit_ids(),
+        vec!["who".to_string()],
+        "{}",
+        typed.render()
+    );
+    let limited = env.run(&["search", "--json", "-n1", "freeze"]);
+    limited.assert_success();
+    assert_eq!(limited.hit_ids().len(), 1, "{}", limited.render());
+    // A word that only starts like an option is still an exclusion.
+    let excluded = env.run(&["search", "--json", "freeze", "-tests"]);
+    excluded.assert_success();
+    assert_eq!(excluded.hit_ids().len(), 2, "{}", excluded.render());
+}
