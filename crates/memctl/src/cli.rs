@@ -218,7 +218,9 @@ pub struct SearchArgs {
     pub record_type: Option<TypeArg>,
     #[arg(long, value_enum)]
     pub scope: Option<SearchScope>,
-    #[arg(long, short = 'n', default_value_t = 10)]
+    /// How many hits to show (at least 1).
+    #[arg(long, short = 'n', default_value_t = 10,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub limit: usize,
     #[arg(long)]
     pub json: bool,

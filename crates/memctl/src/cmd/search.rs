@@ -106,7 +106,8 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
         if hits.is_empty() {
             // A query holding a secret is not echoed (SPEC §6).
             let query = if mdstore::guard::secrets::find_secrets(&text).is_empty() {
-                format!("{text:?}")
+                // Escaped and cut: a 100 KB query is not echoed whole.
+                format!("\"{}\"", mdstore::escape::for_message(&text, 80))
             } else {
                 "the query".to_string()
             };

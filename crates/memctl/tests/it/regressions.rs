@@ -837,3 +837,18 @@ fn attached_short_option_values_were_searched_as_words() {
     excluded.assert_success();
     assert_eq!(excluded.hit_ids().len(), 2, "{}", excluded.render());
 }
+
+/// "No records match" echoed a 100 KB query whole, and `--limit 0`
+/// searched and said "No records match".
+#[test]
+fn a_huge_query_was_echoed_whole_and_limit_0_searched() {
+    let env = TestEnv::new();
+    env.remember("who", "user", "A Rust developer", "Ten years of Rust.");
+    let huge = "zq".repeat(50_000);
+    let run = env.run(&["search", &huge]);
+    run.assert_code(1);
+    assert!(run.all_output().len() < 1_000, "{}", run.all_output().len());
+    let zero = env.run(&["search", "--limit", "0", "rust"]);
+    zero.assert_code(2);
+    assert!(zero.stderr.contains("--limit"), "{}", zero.render());
+}
