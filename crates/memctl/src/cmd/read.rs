@@ -67,7 +67,7 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
 }
 
 /// Why a file named like a record is not shown.
-const NOT_A_RECORD_HINT: &str = "the file exists, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
+const NOT_A_RECORD_HINT: &str = "a file or link by that name is there, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
 
 /// The most characters of an argument echoed in an error message.
 const MESSAGE_NAME_CHARS: usize = 40;
