@@ -76,49 +76,66 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
     let hits = mdindex::merge_ranked(per_store, args.limit);
 
     if args.json {
-        let rows: Vec<_> = hits
-            .iter()
-            .map(|(scope, h)| {
-                json!({
-                    "id": h.id,
-                    "name": h.name,
-                    "type": h.record_type,
-                    "scope": scope.as_str(),
-                    "path": h.path,
-                    "description": h.description,
-                    "snippet": h.snippet.bracketed(),
-                    "score": h.score,
-                    "updated": h.updated,
-                    "age_days": h.age_days,
-                    // As `show` and `list` say, and `--expect-revision` accepts.
-                    "revision": h.revision.unwrap_or(1),
-                    "source": h.source,
-                })
-            })
-            .collect();
-        ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        print_json(&hits)?;
     } else {
-        let mut out = String::new();
-        for (scope, hit) in &hits {
-            out += &render_hit(ui, *scope, hit, stores.len() > 1);
-        }
-        ui::print(&out)?;
-        if hits.is_empty() {
-            // A query holding a secret is not echoed (SPEC §6).
-            let query = if mdstore::guard::secrets::find_secrets(&text).is_empty() {
-                // Escaped and cut: a 100 KB query is not echoed whole.
-                format!("\"{}\"", mdstore::escape::for_message(&text, 80))
-            } else {
-                "the query".to_string()
-            };
-            ui.note(&format!("No records match {query}."));
-        }
+        print_human(ui, &hits, stores.len() > 1, &text)?;
     }
     Ok(if hits.is_empty() {
         Exit::NothingOrProblems
     } else {
         Exit::Ok
     })
+}
+
+/// `--json`: every field whole, one array.
+fn print_json(hits: &[(Scope, Hit)]) -> anyhow::Result<()> {
+    let rows: Vec<_> = hits
+        .iter()
+        .map(|(scope, h)| {
+            json!({
+                "id": h.id,
+                "name": h.name,
+                "type": h.record_type,
+                "scope": scope.as_str(),
+                "path": h.path,
+                "description": h.description,
+                "snippet": h.snippet.bracketed(),
+                "score": h.score,
+                "updated": h.updated,
+                "age_days": h.age_days,
+                // As `show` and `list` say, and `--expect-revision` accepts.
+                "revision": h.revision.unwrap_or(1),
+                "source": h.source,
+            })
+        })
+        .collect();
+    ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+    Ok(())
+}
+
+/// Hits as a person reads them, or one line saying nothing matched.
+fn print_human(
+    ui: &Ui,
+    hits: &[(Scope, Hit)],
+    label_scopes: bool,
+    text: &str,
+) -> anyhow::Result<()> {
+    let mut out = String::new();
+    for (scope, hit) in hits {
+        out += &render_hit(ui, *scope, hit, label_scopes);
+    }
+    ui::print(&out)?;
+    if hits.is_empty() {
+        // A query holding a secret is not echoed (SPEC §6).
+        let query = if mdstore::guard::secrets::find_secrets(text).is_empty() {
+            // Escaped and cut: a 100 KB query is not echoed whole.
+            format!("\"{}\"", mdstore::escape::for_message(text, 80))
+        } else {
+            "the query".to_string()
+        };
+        ui.note(&format!("No records match {query}."));
+    }
+    Ok(())
 }
 
 fn wanted_scopes(global: &GlobalArgs, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
