@@ -152,46 +152,7 @@ pub fn report(
         }
     };
     if args.json {
-        let rows: Vec<serde_json::Value> = items
-            .iter()
-            .map(|item| {
-                let plan = item.plan.as_ref();
-                let mut row = json!({
-                    "name": item.candidate.name,
-                    "id": plan.map(|p| p.id.clone()),
-                    "scope": item.scope.as_str(),
-                    "path": match item.outcome.as_ref() {
-                        Some(Outcome::Noop { rel_path, .. }) => roots.get(&item.scope).map(|r| r.join(rel_path)),
-                        _ => plan.and_then(|p| Some(roots.get(&item.scope)?.join(&p.rel_path))),
-                    },
-                    "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
-                });
-                let (status, extra) = match item.outcome.as_ref() {
-                    Some(Outcome::Saved { revision }) => (
-                        "saved",
-                        json!({"revision": revision, "operation": operation_name(plan)}),
-                    ),
-                    Some(Outcome::Noop { existing, .. }) => ("noop", json!({"existing": existing})),
-                    Some(Outcome::Refused { message, .. }) => {
-                        ("refused", json!({"reason": message}))
-                    }
-                    Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
-                    Some(Outcome::Failed(message)) => ("failed", json!({"reason": message})),
-                    Some(Outcome::NotConfirmed) => {
-                        ("not-confirmed", json!({"operation": operation_name(plan)}))
-                    }
-                    Some(Outcome::DryRun) | None => {
-                        ("dry-run", json!({"operation": operation_name(plan)}))
-                    }
-                };
-                row["status"] = json!(status);
-                row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
-                if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
-                    row.extend(extra.clone());
-                }
-                row
-            })
-            .collect();
+        let rows: Vec<serde_json::Value> = items.iter().map(|item| json_row(item, roots)).collect();
         ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
         print_catalog_failures();
         return Ok(exit);
@@ -231,6 +192,41 @@ pub fn report(
         }
     }
     Ok(exit)
+}
+
+/// One candidate's outcome as `--json` reports it.
+fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value {
+    let plan = item.plan.as_ref();
+    let mut row = json!({
+        "name": item.candidate.name,
+        "id": plan.map(|p| p.id.clone()),
+        "scope": item.scope.as_str(),
+        "path": match item.outcome.as_ref() {
+            Some(Outcome::Noop { rel_path, .. }) => roots.get(&item.scope).map(|r| r.join(rel_path)),
+            _ => plan.and_then(|p| Some(roots.get(&item.scope)?.join(&p.rel_path))),
+        },
+        "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
+    });
+    let (status, extra) = match item.outcome.as_ref() {
+        Some(Outcome::Saved { revision }) => (
+            "saved",
+            json!({"revision": revision, "operation": operation_name(plan)}),
+        ),
+        Some(Outcome::Noop { existing, .. }) => ("noop", json!({"existing": existing})),
+        Some(Outcome::Refused { message, .. }) => ("refused", json!({"reason": message})),
+        Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
+        Some(Outcome::Failed(message)) => ("failed", json!({"reason": message})),
+        Some(Outcome::NotConfirmed) => {
+            ("not-confirmed", json!({"operation": operation_name(plan)}))
+        }
+        Some(Outcome::DryRun) | None => ("dry-run", json!({"operation": operation_name(plan)})),
+    };
+    row["status"] = json!(status);
+    row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
+    if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
+        row.extend(extra.clone());
+    }
+    row
 }
 
 fn operation_name(plan: Option<&Plan>) -> &'static str {
