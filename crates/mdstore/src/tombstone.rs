@@ -124,6 +124,7 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
             ),
         ));
     }
+    ensure_folder_inside(root)?;
     let file = TombstoneFile {
         id: tombstone.id.clone(),
         forgotten_at: tombstone.forgotten_at.to_string(),
@@ -133,6 +134,27 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
     let mut json = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
     json.push(b'\n');
     atomic::write_file(&tombstone_path(root, &tombstone.id), &json)
+}
+
+/// Fails unless `.tombstones` is missing or a real folder: a symlink there
+/// (which a cloned repository can carry) would write tombstones outside the
+/// store, and a file there would fail with a bare "File exists".
+fn ensure_folder_inside(root: &Path) -> io::Result<()> {
+    let dir = root.join(TOMBSTONE_DIR);
+    let what = match fs::symlink_metadata(&dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+        Ok(meta) if meta.file_type().is_symlink() => "a symbolic link",
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => "not a folder",
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is {what}; memctl writes tombstones only in a folder inside the store (move it away)",
+            dir.display()
+        ),
+    ))
 }
 
 /// Every tombstone in the store; unreadable ones are skipped (and returned as
@@ -239,6 +261,27 @@ pub fn find_match<'a>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tombstones_symlinked_out_of_the_store_are_not_written() {
+        let store = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), store.path().join(TOMBSTONE_DIR)).unwrap();
+        let err = write(store.path(), &tombstone("a", None, "body")).unwrap_err();
+        assert!(err.to_string().contains("a symbolic link"), "{err}");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn tombstones_folder_that_is_a_file_is_named() {
+        let store = tempfile::tempdir().unwrap();
+        fs::write(store.path().join(TOMBSTONE_DIR), "").unwrap();
+        let err = write(store.path(), &tombstone("a", None, "body")).unwrap_err();
+        assert!(
+            err.to_string().contains(".tombstones is not a folder"),
+            "{err}"
+        );
+    }
+
     use super::*;
     use crate::hash::content_hash;
     use pretty_assertions::assert_eq;
