@@ -49,7 +49,7 @@ use crate::edit;
 use crate::frontmatter;
 use crate::lock::{LockError, StoreLock};
 use crate::record::Problem;
-use crate::store::{Store, Summary, id_from_rel_path};
+use crate::store::{CATALOG_FILE, Store, Summary, id_from_rel_path};
 use crate::tombstone::Tombstone;
 use crate::view::StoreView;
 use crate::write::{
@@ -217,7 +217,19 @@ impl<'s> Transaction<'s> {
         Ok(Step { plan, outcome })
     }
 
+    /// A `MEMORY.md` that cannot be read (a symlink, a pipe, a folder, too
+    /// large) cannot be kept for its owner, so it may not be replaced: found
+    /// before the first byte of a write, not after the record is saved.
+    fn check_catalog_replaceable(&self) -> io::Result<()> {
+        catalog::disk::read_bounded(&self.store.catalog_path()).map(drop)
+    }
+
     fn apply(&mut self, plan: &Plan) -> Result<(), WriteError> {
+        self.check_catalog_replaceable()
+            .map_err(|source| WriteError::Io {
+                rel_path: PathBuf::from(CATALOG_FILE),
+                source,
+            })?;
         write::apply(self.store, &mut self.view, plan).map_err(|source| WriteError::Io {
             rel_path: plan.rel_path.clone(),
             source,
@@ -234,6 +246,7 @@ impl<'s> Transaction<'s> {
         reason: Option<String>,
         now: Timestamp,
     ) -> Result<Tombstone, ForgetError> {
+        self.check_catalog_replaceable().map_err(ForgetError::Io)?;
         let rel_path = self.view.find(id).map(|s| s.rel_path.clone());
         let tomb = write::forget(self.store, &mut self.view, id, reason, now)?;
         self.changed.extend(rel_path);
@@ -263,6 +276,11 @@ impl<'s> Transaction<'s> {
             .revision
             .unwrap_or(1);
         let text = edit::finish(edited, old_revision, now);
+        self.check_catalog_replaceable()
+            .map_err(|source| EditError::Io {
+                rel_path: PathBuf::from(CATALOG_FILE),
+                source,
+            })?;
         write::clean_temp_files(self.store);
         crate::atomic::write_file(&path, text.as_bytes()).map_err(|source| EditError::Io {
             rel_path: rel_path.to_path_buf(),

@@ -203,12 +203,13 @@ fn noop_rerun_repairs_a_stale_memory_md() {
 #[test]
 fn unwritable_memory_md_is_reported_after_the_record_is_saved() {
     let (dir, store) = new_store();
-    fs::create_dir(store.catalog_path()).unwrap();
     let mut txn = begin(&store);
     let step = txn
         .write(&candidate("trigger3", "d", "b"), &options(), None)
         .unwrap();
     assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+    // MEMORY.md becomes impossible to replace after the record is written.
+    fs::create_dir(store.catalog_path()).unwrap();
     let committed = txn.commit(&mut ());
     assert!(committed.catalog.is_err());
     assert_eq!(committed.changed, vec![PathBuf::from("trigger3.md")]);
@@ -358,4 +359,16 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn memory_md_that_cannot_be_read_refuses_the_write_before_any_byte() {
+    let (dir, store) = new_store();
+    fs::create_dir(store.catalog_path()).unwrap();
+    let mut txn = begin(&store);
+    let err = txn
+        .write(&candidate("blocked", "d", "b"), &options(), None)
+        .unwrap_err();
+    assert!(err.to_string().contains("MEMORY.md"), "{err}");
+    assert!(!dir.path().join("blocked.md").exists());
 }

@@ -205,9 +205,29 @@ impl TestEnv {
         Run::from_output(command_line(args), &output)
     }
 
+    /// Runs `memctl ARGS…` unable to write any file larger than 512 bytes
+    /// (`ulimit -f 1`, with SIGXFSZ ignored so that a write fails with EFBIG
+    /// instead of killing it): a way to make one write fail for a test run
+    /// as root, whom permissions do not stop.
+    pub fn run_with_small_file_limit(&self, args: &[&str]) -> Run {
+        let inner = self.std_command();
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\""])
+            .arg(inner.get_program())
+            .env_clear();
+        for (name, value) in inner.get_envs() {
+            if let Some(value) = value {
+                cmd.env(name, value);
+            }
+        }
+        if let Some(dir) = inner.get_current_dir() {
+            cmd.current_dir(dir);
+        }
+        self.run_with(Command::from_std(cmd), args)
+    }
+
     /// Runs `memctl ARGS…` on a pseudo-terminal (through util-linux `script`)
-    /// and types `keys` into it; `None` when `script` is not installed.
-    /// Both streams arrive as one, in `stdout`, with terminal escapes and
+    /// and types `keys` into it. Both streams arrive as one, in `stdout`, with terminal escapes and
     /// carriage returns removed.
     /// Needs util-linux `script` (Debian's bsdutils, on every machine this
     /// project builds on): without it the test fails rather than passing

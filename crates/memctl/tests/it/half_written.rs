@@ -179,13 +179,19 @@ fn json_syntax_error_names_line_and_column() {
 #[test]
 fn unwritable_memory_md_says_what_was_saved_and_a_noop_rerun_repairs_it() {
     let env = TestEnv::new();
-    env.remember("first", "project", "First fact", "one");
+    // Enough records that MEMORY.md outgrows 512 bytes while one record does not.
+    for n in 0..12 {
+        env.remember(
+            &format!("fact-{n}"),
+            "project",
+            &format!("Fact number {n}, long enough to take some room in the catalogue"),
+            "one",
+        );
+    }
     let catalog = env.store().join("MEMORY.md");
-    fs::remove_file(&catalog).expect("MEMORY.md");
-    fs::create_dir(&catalog).expect("a folder in its place");
     let mut args = remember_args("trigger3", "Saved though MEMORY.md is not");
     args.push("body");
-    let run = env.run(&args);
+    let run = env.run_with_small_file_limit(&args);
     run.assert_code(5);
     assert!(
         run.stderr.contains("Saved trigger3 (revision 1)"),
@@ -205,15 +211,47 @@ fn unwritable_memory_md_says_what_was_saved_and_a_noop_rerun_repairs_it() {
     );
     assert!(env.store().join("trigger3.md").is_file());
 
-    fs::remove_dir(&catalog).expect("the folder goes");
-    fs::write(&catalog, "stale\n").expect("a stale MEMORY.md");
+    assert!(
+        !env.read_store_file("MEMORY.md").contains("trigger3"),
+        "MEMORY.md lags"
+    );
     let rerun = env.run(&args);
     rerun.assert_success();
     assert!(rerun.stdout.contains("NOOP trigger3"), "{}", rerun.render());
     let text = env.read_store_file("MEMORY.md");
     assert!(
-        text.contains("[trigger3](trigger3.md)") && text.contains("[first](first.md)"),
+        text.contains("[trigger3](trigger3.md)") && text.contains("[fact-0](fact-0.md)"),
         "{text}"
+    );
+    assert!(catalog.is_file());
+}
+
+/// A folder (or link, or pipe) where MEMORY.md belongs cannot be kept for
+/// its owner, so it is not replaced; that is known before the record is
+/// written, so nothing is.
+#[test]
+fn memory_md_that_cannot_be_read_blocks_the_write_before_any_byte() {
+    let env = TestEnv::new();
+    env.remember("first", "project", "First fact", "one");
+    let catalog = env.store().join("MEMORY.md");
+    fs::remove_file(&catalog).expect("MEMORY.md");
+    fs::create_dir(&catalog).expect("a folder in its place");
+    let mut args = remember_args("blocked", "Not saved while MEMORY.md is a folder");
+    args.push("body");
+    let run = env.run(&args);
+    run.assert_code(5);
+    assert!(
+        run.stderr.contains("MEMORY.md is a folder"),
+        "{}",
+        run.render()
+    );
+    assert!(!env.store().join("blocked.md").exists(), "{}", run.render());
+    let forget = env.run(&["forget", "--yes", "first"]);
+    forget.assert_code(5);
+    assert!(
+        env.store().join("first.md").is_file(),
+        "{}",
+        forget.render()
     );
 }
 
