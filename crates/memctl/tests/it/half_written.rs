@@ -273,3 +273,27 @@ fn existing_non_utf8_file_is_named_with_its_real_reason() {
     assert!(run.stderr.contains("not valid UTF-8"), "{}", run.render());
     assert!(!run.stderr.contains("appeared"), "{}", run.render());
 }
+
+/// A body on standard input that is not UTF-8 exited 5 (an I/O error), and
+/// a byte-order mark was stored inside the body.
+#[test]
+fn body_on_stdin_that_is_not_utf8_is_bad_input_and_a_bom_is_dropped() {
+    let env = TestEnv::new();
+    let mut args = remember_args("latin1", "A body in Latin-1");
+    args.push("-");
+    let mut cmd = env.command();
+    cmd.write_stdin(b"caf\xe9\n".to_vec());
+    let run = env.run_with(cmd, &args);
+    run.assert_code(2);
+    assert!(run.stderr.contains("not UTF-8"), "{}", run.render());
+    assert!(!env.store().join("latin1.md").exists());
+
+    let mut args = remember_args("bom", "A body with a byte-order mark");
+    args.push("-");
+    env.run_stdin(&args, "\u{feff}Body.\n").assert_success();
+    assert!(
+        env.read_store_file("bom.md").ends_with("---\nBody.\n"),
+        "{}",
+        env.read_store_file("bom.md")
+    );
+}

@@ -22,13 +22,7 @@ pub struct Unreadable {
 
 pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
     let body = match args.body.as_deref() {
-        Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read the body from standard input")?;
-            Some(text)
-        }
+        Some("-") => Some(read_stdin("the body")?),
         other => other.map(str::to_string),
     };
     let name = match (&args.name, &args.description) {
@@ -52,6 +46,25 @@ pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
     })
 }
 
+/// Standard input as text. Bytes that are not UTF-8 are bad input (exit 2),
+/// not an I/O failure; a byte-order mark is not part of the text.
+fn read_stdin(what: &str) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {what} from standard input"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Failure::bad_input(format!(
+            "{what} on standard input is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
 /// A name from the first words of a description: `Tests use pytest` → `tests-use-pytest`.
 fn name_from_description(description: &str) -> String {
     let words: Vec<String> = description
@@ -67,11 +80,7 @@ fn name_from_description(description: &str) -> String {
 /// object. Only a file that is not JSON at all fails the whole batch.
 pub fn read_candidates(source: &str) -> anyhow::Result<Vec<Parsed>> {
     let (label, text) = if source == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read candidates from standard input")?;
-        ("standard input".to_string(), text)
+        ("standard input".to_string(), read_stdin("the candidates")?)
     } else {
         let text = std::fs::read_to_string(source)
             .map_err(|e| Failure::bad_input(format!("--from-json {source}: {e}")))?;
