@@ -21,8 +21,13 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
     let store = &scoped.store;
     let path = store.root().join(&record.rel_path);
     let original = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let workdir = tempfile::Builder::new()
-        .prefix("memctl-edit-")
+    // The copy may hold what the person is typing (a secret they will be
+    // told to remove): readable by them alone, also when it is kept.
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("memctl-edit-");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    let workdir = builder
         .tempdir()
         .context("cannot create a temporary folder for the edit")?;
     let leaf = record.id.rsplit('/').next().unwrap_or(&record.id);

@@ -208,3 +208,36 @@ fn a_held_lock_times_out_with_exit_4_for_edit_as_for_every_write() {
     );
     assert_eq!(env.store_bytes(), before);
 }
+
+/// An edit that lost the race to another writer was kept in a folder other
+/// users could read (0755): the copy may hold what the person typed.
+#[cfg(unix)]
+#[test]
+fn an_edit_kept_after_a_conflict_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut env = env_with_record();
+    let record = env.store().join("prefer-pytest.md");
+    set_editor(
+        &mut env,
+        &format!(
+            "echo 'Edited meanwhile.' >> '{}'; echo 'My edit.' >> \"$1\"",
+            record.display()
+        ),
+    );
+    let run = env.run(&["edit", "prefer-pytest"]);
+    run.assert_code(4);
+    let kept = run
+        .stderr
+        .split("your edit is kept at ")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_else(|| panic!("no kept path\n{}", run.render()));
+    let folder = std::path::Path::new(kept.trim())
+        .parent()
+        .expect("a folder");
+    let mode = std::fs::metadata(folder)
+        .expect("kept")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "{}", run.render());
+}
