@@ -121,3 +121,37 @@ fn from_json_field_errors_never_echo_a_secret() {
         assert!(!output.contains(key), "{}", run.render());
     }
 }
+
+/// Issue 6: a URL password with an empty user, `curl -u user:password` and
+/// "password X" without "is" were saved with exit 0.
+#[test]
+fn url_password_without_user_curl_user_option_and_verbless_prose_are_refused() {
+    let cases = [
+        (
+            "password-in-url",
+            "redis://:zQ9xK2mLp6@cache:6379",
+            "zQ9xK2mLp6",
+        ),
+        (
+            "password-in-user-option",
+            "curl -u admin:Tr0ub4dor&9 https://api",
+            "Tr0ub4dor&9",
+        ),
+        (
+            "password-in-prose",
+            "login with user admin and password Tr0ub4dor&7",
+            "Tr0ub4dor&7",
+        ),
+    ];
+    for (rule, body, secret) in cases {
+        let env = TestEnv::new();
+        let before = env.store_bytes();
+        let run = env.run(&[
+            "remember", "--name", "api", "--type", "project", "-d", "The API", "--yes", body,
+        ]);
+        run.assert_code(2);
+        assert!(run.stderr.contains(rule), "{}", run.render());
+        assert!(!run.all_output().contains(secret), "{}", run.render());
+        assert_eq!(env.store_bytes(), before, "{}", run.render());
+    }
+}

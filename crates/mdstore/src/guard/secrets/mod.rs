@@ -46,7 +46,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
         .collect(),
 });
 
-/// The set's lazy DFA builds its states while it scans; with 58 patterns
+/// The set's lazy DFA builds its states while it scans; with 59 patterns
 /// the default cache (2 MiB) fills and is cleared over and over on a large
 /// store, which made `check` three to ten times slower.
 const LAZY_DFA_CACHE_BYTES: usize = 16 << 20;
