@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mdstore::guard::secrets::find_secrets;
+use mdstore::guard::secrets::{find_secrets, secret_note};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -286,10 +286,9 @@ pub fn hide_secrets(text: &str, args: &[OsString]) -> String {
     let mut text = text.to_string();
     for arg in args {
         let arg = arg.to_string_lossy();
-        let Some(found) = find_secrets(&arg).into_iter().next() else {
+        let Some(note) = secret_note(&arg) else {
             continue;
         };
-        let note = format!("<hidden: looks like a secret (rule {})>", found.rule);
         let value = arg.split_once('=').map(|(_, value)| value);
         for echoed in std::iter::once(arg.as_ref()).chain(value) {
             if !echoed.is_empty() {

@@ -28,9 +28,11 @@ fn main() -> ExitCode {
     };
     let ui = Ui::new(&cli.global);
     if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
-        let message = format!("unknown option '{body}' for remember");
-        let hint =
-            format!("a body that starts with - goes after --: memctl remember ... -- '{body}'");
+        let message = cli::hide_secrets(&format!("unknown option '{body}' for remember"), &args);
+        let hint = cli::hide_secrets(
+            &format!("a body that starts with - goes after --: memctl remember ... -- '{body}'"),
+            &args,
+        );
         ui.error(&message, Some(&hint));
         return ExitCode::from(Exit::BadInput as u8);
     }

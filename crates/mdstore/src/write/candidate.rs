@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::guard::secrets::quoted_or_hidden;
 use crate::record::{RecordType, Source};
 
 /// A proposed record, from the command line or an agent's JSON.
@@ -76,7 +77,8 @@ pub enum CandidateJsonError {
     #[error("needs a {:?} field", .0.key())]
     Missing(Field),
     #[error(
-        "unknown field {0:?}: expected name, type, description, body, scope, source, expires or tags"
+        "unknown field {}: expected name, type, description, body, scope, source, expires or tags",
+        quoted_or_hidden(.0)
     )]
     UnknownField(String),
     #[error("the {:?} field must be {expected}", .field.key())]
@@ -84,7 +86,7 @@ pub enum CandidateJsonError {
         field: Field,
         expected: &'static str,
     },
-    #[error("the {:?} field: unknown {} {value:?}: expected {expected}", .field.key(), .field.key())]
+    #[error("the {:?} field: unknown {} {}: expected {expected}", .field.key(), .field.key(), quoted_or_hidden(.value))]
     UnknownValue {
         field: Field,
         value: String,
@@ -178,7 +180,7 @@ pub enum InputError {
     },
     #[error("tag {0} is empty")]
     EmptyTag(usize),
-    #[error("invalid expires {0:?}: expected a date (2026-12-31) or an RFC 3339 time")]
+    #[error("invalid expires {}: expected a date (2026-12-31) or an RFC 3339 time", quoted_or_hidden(.0))]
     Expires(String),
 }
 
@@ -333,6 +335,28 @@ mod tests {
         assert_eq!(
             candidate_from_json(&nulls).unwrap().tags,
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn json_field_errors_echo_no_secret() {
+        let key = "AKIAQWERTYUIOPASDFGH";
+        let mut messages = vec![
+            InputError::Expires(key.into()).to_string(),
+            CandidateJsonError::UnknownField(key.into()).to_string(),
+        ];
+        for field in ["source", "type"] {
+            let value = serde_json::json!({"name": "x", field: key});
+            messages.push(candidate_from_json(&value).unwrap_err().to_string());
+        }
+        for message in messages {
+            assert!(!message.contains(key), "{message}");
+            assert!(message.contains("(rule aws-access-key-id)"), "{message}");
+        }
+        assert!(
+            InputError::Expires("soon".into())
+                .to_string()
+                .contains("\"soon\"")
         );
     }
 

@@ -189,3 +189,26 @@ fn error_messages_never_echo_a_secret() {
         );
     }
 }
+
+/// Issue 6: `--key=AKIA…` read as a mistyped option printed the key in the
+/// error and again in the hint.
+#[test]
+fn unknown_option_with_a_secret_is_not_echoed() {
+    let env = TestEnv::new();
+    for (option, secret) in [
+        ("--key=AKIAQWERTYUIOPASDFGH", "AKIAQWERTYUIOPASDFGH"),
+        ("--password=hunter2hunter2", "hunter2hunter2"),
+    ] {
+        let run = env.run(&[
+            "remember", "--name", "x", "--type", "user", "-d", "d", "--yes", option,
+        ]);
+        run.assert_code(2);
+        assert!(run.stderr.contains("unknown option"), "{}", run.render());
+        assert!(
+            run.stderr.contains("looks like a secret"),
+            "{}",
+            run.render()
+        );
+        assert!(!run.all_output().contains(secret), "{}", run.render());
+    }
+}

@@ -46,7 +46,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
         .collect(),
 });
 
-/// The set's lazy DFA builds its states while it scans; with 58 patterns
+/// The set's lazy DFA builds its states while it scans; with 59 patterns
 /// the default cache (2 MiB) fills and is cleared over and over on a large
 /// store, which made `check` three to ten times slower.
 const LAZY_DFA_CACHE_BYTES: usize = 16 << 20;
@@ -93,6 +93,21 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
         }
     }
     findings
+}
+
+/// The note a message shows instead of `text` when it holds a secret:
+/// `<hidden: looks like a secret (rule aws-access-key)>`. SPEC §6: no
+/// message may echo a secret, not even one rejecting the value.
+pub fn secret_note(text: &str) -> Option<String> {
+    find_secrets(text)
+        .first()
+        .map(|found| format!("<hidden: looks like a secret (rule {})>", found.rule))
+}
+
+/// `text` quoted as `{:?}` quotes it, or its [`secret_note`] if it holds a
+/// secret: for messages that echo a value they reject.
+pub fn quoted_or_hidden(text: &str) -> String {
+    secret_note(text).unwrap_or_else(|| format!("{text:?}"))
 }
 
 /// The names of every rule, in the order they run.

@@ -8,7 +8,8 @@
 //! Anthropic's, not OpenAI's).
 
 use super::values::{
-    Check, always, assigned_secret, mixed_case_and_digits, password, random_value, two_kinds,
+    Check, always, assigned_secret, mixed_case_and_digits, password, password_in_prose,
+    random_value, two_kinds,
 };
 
 pub(super) struct Rule {
@@ -268,7 +269,14 @@ pub(super) const RULES: &[Rule] = &[
     // Passwords.
     rule!(
         "password-in-url",
-        r"(?i:[a-z][a-z0-9+.\-]*)://[^\s/:@]+:(?P<value>[^\s/@]+)@",
+        // The user may be empty: `redis://:password@cache`.
+        r"(?i:[a-z][a-z0-9+.\-]*)://[^\s/:@]*:(?P<value>[^\s/@]+)@",
+        password
+    ),
+    rule!(
+        "password-in-user-option",
+        // curl's and wget's `-u user:password`, `--user=user:password`.
+        r#"(?:^|[\s"'`])(?:-u|--user)(?:\s+|=)["']?[^\s:"'`@/]+:(?P<bare>[^\s"'`]+)"#,
         password
     ),
     rule!(
@@ -281,8 +289,8 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule!(
         "password-in-prose",
-        r#"(?-u:\b)(?i:pass(?:word|phrase|wd)s?(?:\s+(?:for|of|to|on)\s+(?:the\s+|an?\s+)?[^\s]+(?:\s+[^\s]+)?)?\s+(?:(?:is|was)(?:\s+now)?(?:\s+set\s+to)?|set\s+to))\s+(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`]+))"#,
-        password
+        r#"(?-u:\b)(?i:pass(?:word|phrase|wd)s?(?:\s+(?:for|of|to|on)\s+(?:the\s+|an?\s+)?[^\s]+(?:\s+[^\s]+)?)?(?:\s+(?P<verb>(?:is|was)(?:\s+now)?(?:\s+set\s+to)?|set\s+to))?)\s+(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|`(?P<bq>[^`]*)`|(?P<bare>[^\s"'`]+))"#,
+        password_in_prose
     ),
     rule!(
         "password-in-prose-cjk",

@@ -369,6 +369,10 @@ fn one_example_per_rule() -> Vec<(&'static str, String)> {
         ),
         ("password-in-url", format!("https://app:{}@db", fake(12))),
         (
+            "password-in-user-option",
+            format!("curl -u app:{} https://api", fake(12)),
+        ),
+        (
             "password-assignment",
             "DB_PASSWORD=hunter2hunter2".to_string(),
         ),
@@ -416,6 +420,19 @@ fn every_rule_is_exercised_and_lines_are_counted() {
     "Server=db;Database=app;User Id=app;Password=hunter2hunter2;",
     "password-assignment"
 )]
+#[case::url_password_with_empty_user_was_saved("redis://:zQ9xK2mLp6@cache:6379", "password-in-url")]
+#[case::curl_user_option_password_was_saved(
+    "curl -u admin:Tr0ub4dor&9 https://api",
+    "password-in-user-option"
+)]
+#[case::curl_long_user_option_password_was_saved(
+    "curl --user=deploy:Tr0ub4dor&9 https://api",
+    "password-in-user-option"
+)]
+#[case::prose_password_without_is_was_saved(
+    "login with user admin and password Tr0ub4dor&7",
+    "password-in-prose"
+)]
 fn leaked_password_is_refused(#[case] text: &str, #[case] rule: &'static str) {
     assert_eq!(
         find_secrets(text),
@@ -454,6 +471,16 @@ fn aws_documentation_secret_key_is_a_secret() {
 #[case::hash_key("password_hash: argon2id")]
 #[case::bracket_placeholder("DB_PASSWORD=[value]")]
 #[case::cjk_prose("비밀번호는 관리자에게 물어보세요")]
+#[case::password_field("the password field is hidden")]
+#[case::password_then_word("reset the password before 2026-01-01")]
+#[case::password_hashing("password argon2id-hashed with 64MiB")]
+#[case::password_policy("password must have 12+ chars")]
+#[case::password_env_reference("login with password $ADMIN_PASSWORD")]
+#[case::url_port_only("see http://:8080 for the admin page")]
+#[case::curl_user_only("curl -u admin https://api")]
+#[case::curl_env_credentials("curl -u $API_USER:$API_PASSWORD https://api")]
+#[case::docker_user_ids("docker run -u 1000:1000 image")]
+#[case::docker_user_group("docker run -u www-data:www-data image")]
 fn password_near_misses_are_not_secrets(#[case] text: &str) {
     assert_eq!(find_secrets(text), Vec::<SecretFinding>::new(), "{text}");
 }

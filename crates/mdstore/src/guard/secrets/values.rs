@@ -67,6 +67,19 @@ pub(super) fn password(captures: &Captures<'_>) -> bool {
     is_password(value) && (quoted || !is_reference(value))
 }
 
+/// A password in a sentence. Without a verb ("log in with password
+/// Tr0ub4dor&7"), the word after "password" is mostly prose ("the password
+/// field", "password reset flow", "password argon2id-hashed"), so it must
+/// mix three kinds of character and not be words.
+pub(super) fn password_in_prose(captures: &Captures<'_>) -> bool {
+    if captures.name("verb").is_some() {
+        return password(captures);
+    }
+    let (value, quoted) = assigned(captures);
+    let value = if quoted { value } else { trim_prose(value) };
+    password(captures) && character_kinds(value) >= 3 && !is_words(value)
+}
+
 /// A generic key, token or secret in an assignment (or after `Bearer`):
 /// random-looking, not code, not a path, not words (`Domain01\User01`,
 /// `Desktop/Title/H1`, `Get-AzKeyVaultSecret`), and not under a name that

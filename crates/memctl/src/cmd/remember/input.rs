@@ -5,6 +5,7 @@
 use std::io::Read;
 
 use anyhow::Context;
+use mdstore::guard::secrets::secret_note;
 use mdstore::write::{Candidate, Field, InputError, PlanError, candidate_from_json, json_name};
 
 use crate::cli::RememberArgs;
@@ -120,7 +121,11 @@ const CANDIDATES_HINT: &str = "expected [{\"name\", \"type\", \"description\", \
 /// `candidate 2 ("prefer-pytest")`: the 1-based index, and the name if any.
 pub fn label_candidate(n: usize, name: Option<&str>) -> String {
     match name.filter(|name| !name.is_empty()) {
-        Some(name) => format!("candidate {} ({:?})", n + 1, shorten(name)),
+        // Checked whole: a secret cut short may no longer look like one.
+        Some(name) => match secret_note(name) {
+            Some(note) => format!("candidate {} ({note})", n + 1),
+            None => format!("candidate {} ({:?})", n + 1, shorten(name)),
+        },
         None => format!("candidate {}", n + 1),
     }
 }

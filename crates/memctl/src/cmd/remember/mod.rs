@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use jiff::Timestamp;
+use mdstore::guard::secrets::{quoted_or_hidden, secret_note};
 use mdstore::txn::{self, Transaction, WriteError};
 use mdstore::view::StoreView;
 use mdstore::write::{self, Candidate, Operation, Plan, PlanError, WriteOptions};
@@ -50,6 +51,41 @@ enum Outcome {
     Failed(String),
     NotConfirmed,
     DryRun,
+}
+
+impl Item {
+    /// The note shown instead of the name, and of the id and path made of
+    /// it, when the name holds a secret: SPEC §6 forbids echoing a secret,
+    /// and that candidate is refused for it anyway.
+    fn name_note(&self) -> Option<String> {
+        secret_note(&self.candidate.name)
+    }
+
+    /// The plan's warnings, but for those about a name that holds a secret
+    /// (`name "…" is stored as "…"`): hidden, they say nothing.
+    fn shown_warnings(&self) -> Vec<String> {
+        let Some(plan) = &self.plan else {
+            return Vec::new();
+        };
+        let hidden = self.name_note().is_some();
+        plan.warnings
+            .iter()
+            .filter(|w| !(hidden && w.contains(&self.candidate.name)))
+            .map(|w| self.hide_name(w))
+            .collect()
+    }
+
+    /// `text` with the candidate's name and id replaced by [`Self::name_note`].
+    fn hide_name(&self, text: &str) -> String {
+        let Some(note) = self.name_note() else {
+            return text.to_string();
+        };
+        let hidden = text.replace(&self.candidate.name, &note);
+        match &self.plan {
+            Some(plan) if !plan.id.is_empty() => hidden.replace(&plan.id, &note),
+            _ => hidden,
+        }
+    }
 }
 
 impl Outcome {
@@ -164,8 +200,9 @@ fn items(global: &GlobalArgs, args: &RememberArgs) -> anyhow::Result<Vec<Item>> 
             Some("global") => Scope::Global,
             Some(other) => {
                 outcome = Some(Outcome::bad_input(format!(
-                    "{}: unknown scope {other:?}: expected workspace or global",
-                    input::label_candidate(n, Some(&candidate.name))
+                    "{}: unknown scope {}: expected workspace or global",
+                    input::label_candidate(n, Some(&candidate.name)),
+                    quoted_or_hidden(other)
                 )));
                 default_scope
             }
@@ -269,17 +306,19 @@ fn plan_scope(
         let plan = match plan_one(&item.candidate) {
             Ok(plan) => plan,
             Err(e) if from_json => {
-                item.outcome = Some(Outcome::bad_input(format!(
+                item.outcome = Some(Outcome::bad_input(item.hide_name(&format!(
                     "{}: {}",
                     input::label_candidate(n, Some(&item.candidate.name)),
                     input::describe_plan_error(&e, true)
-                )));
+                ))));
                 continue;
             }
             Err(e) => return Err(Failure::bad_input(input::describe_plan_error(&e, false)).into()),
         };
         match &plan.operation {
-            Operation::Refused(refusal) => item.outcome = Some(output::refused(refusal, &plan.id)),
+            Operation::Refused(refusal) => {
+                item.outcome = Some(output::refused(refusal, &plan.id));
+            }
             Operation::Noop { existing } => {
                 item.outcome = Some(noop(store, existing, &plan.rel_path));
             }
@@ -351,11 +390,12 @@ fn refuse_repeated_ids(items: &[Item]) -> anyhow::Result<()> {
         };
         if let Some(first) = first_of.insert((item.scope, mdstore::id::id_key(&id)), n) {
             return Err(Failure::bad_input(format!(
-                "candidates {} ({:?}) and {} ({:?}) are the same record {id:?} in the {} store",
+                "candidates {} ({}) and {} ({}) are the same record {} in the {} store",
                 first + 1,
-                items[first].candidate.name,
+                quoted_or_hidden(&items[first].candidate.name),
                 n + 1,
-                item.candidate.name,
+                quoted_or_hidden(&item.candidate.name),
+                secret_note(&item.candidate.name).unwrap_or_else(|| format!("{id:?}")),
                 item.scope.as_str()
             ))
             .with_hint("give each record once per batch; nothing was written")
@@ -433,10 +473,10 @@ fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions
         // store under the lock (a file in the way).
         Err(WriteError::Plan(e)) => {
             item.plan = shown;
-            Outcome::bad_input(format!(
+            Outcome::bad_input(item.hide_name(&format!(
                 "{}: {e}",
                 input::label_candidate(n, Some(&item.candidate.name))
-            ))
+            )))
         }
         Err(e @ WriteError::Io { .. }) => {
             item.plan = shown;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mdstore::write::{Operation, Plan, Refusal};
+use mdstore::write::{Operation, Place, Plan, Refusal};
 use serde_json::json;
 
 use super::{Item, Outcome};
@@ -17,7 +17,13 @@ pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
         Refusal::Secret(found) => (
             Exit::BadInput,
             format!(
-                "{id} looks like it holds a secret ({}); memory is not a place for secrets",
+                "{} looks like it holds a secret ({}); memory is not a place for secrets",
+                // The id is made of the name: it would show the secret.
+                if found.iter().any(|f| f.place == Place::Name) {
+                    "this candidate"
+                } else {
+                    id
+                },
                 found
                     .iter()
                     .map(|f| format!("rule {} {}", f.finding.rule, f.place))
@@ -119,9 +125,9 @@ pub fn show_plan(ui: &Ui, item: &Item, root: &Path) {
             out += &format!("{} {}\n", label("REFUSED", Style::Red), plan.id);
         }
     }
-    let _ = ui::print(&out);
-    for warning in &plan.warnings {
-        ui.warn(warning);
+    let _ = ui::print(&item.hide_name(&out));
+    for warning in item.shown_warnings() {
+        ui.warn(&warning);
     }
 }
 
@@ -158,10 +164,13 @@ pub fn report(
         return Ok(exit);
     }
     for item in items {
-        let id = item
-            .plan
-            .as_ref()
-            .map_or(item.candidate.name.as_str(), |p| p.id.as_str());
+        let id = item.hide_name(
+            item.plan
+                .as_ref()
+                .map_or(item.candidate.name.as_str(), |p| p.id.as_str()),
+        );
+        let hide = |text: &str| item.hide_name(text);
+        let hint = |hint: &Option<String>| hint.as_deref().map(hide);
         match item.outcome.as_ref() {
             Some(Outcome::Saved { revision }) => {
                 ui.note(&format!(
@@ -169,9 +178,15 @@ pub fn report(
                     item.scope.as_str()
                 ));
             }
-            Some(Outcome::Refused { message, hint, .. }) => ui.error(message, hint.as_deref()),
-            Some(Outcome::Conflict(message)) => ui.error(message, Some("run the command again")),
-            Some(Outcome::Failed(message)) => ui.error(message, None),
+            Some(Outcome::Refused {
+                message, hint: h, ..
+            }) => {
+                ui.error(&hide(message), hint(h).as_deref());
+            }
+            Some(Outcome::Conflict(message)) => {
+                ui.error(&hide(message), Some("run the command again"));
+            }
+            Some(Outcome::Failed(message)) => ui.error(&hide(message), None),
             Some(Outcome::NotConfirmed) => {}
             Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
             Some(Outcome::Noop { .. }) | None => {}
@@ -205,7 +220,7 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
             Some(Outcome::Noop { rel_path, .. }) => roots.get(&item.scope).map(|r| r.join(rel_path)),
             _ => plan.and_then(|p| Some(roots.get(&item.scope)?.join(&p.rel_path))),
         },
-        "warnings": plan.map(|p| p.warnings.clone()).unwrap_or_default(),
+        "warnings": item.shown_warnings(),
     });
     let (status, extra) = match item.outcome.as_ref() {
         Some(Outcome::Saved { revision }) => (
@@ -226,7 +241,20 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
     if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
         row.extend(extra.clone());
     }
+    if item.name_note().is_some() {
+        hide_strings(&mut row, &|text| item.hide_name(text));
+    }
     row
+}
+
+/// Every string in `value` passed through `hide`.
+fn hide_strings(value: &mut serde_json::Value, hide: &dyn Fn(&str) -> String) {
+    match value {
+        serde_json::Value::String(text) => *text = hide(text),
+        serde_json::Value::Array(values) => values.iter_mut().for_each(|v| hide_strings(v, hide)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| hide_strings(v, hide)),
+        _ => {}
+    }
 }
 
 fn operation_name(plan: Option<&Plan>) -> &'static str {
