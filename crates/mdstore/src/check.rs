@@ -148,25 +148,43 @@ fn catalog_findings(store: &Store, view: &StoreView) -> Vec<Finding> {
 }
 
 /// Secrets in a record written by hand (SPEC §6): rule and whole-file line,
-/// never the secret.
+/// never the secret; the decoded frontmatter values too, since a YAML escape
+/// or an escaped line break hides a secret from its raw line.
 fn secret_findings(record: &Record) -> Vec<Finding> {
     let text = match &record.frontmatter {
         Some(fm) => frontmatter::render(fm, &record.body),
         None => record.body.clone(),
     };
-    secrets::find_secrets(&text)
-        .into_iter()
-        .map(|found| Finding {
-            rel_path: record.rel_path.clone(),
-            line: Some(found.line),
-            severity: Severity::Error,
-            message: format!(
-                "looks like a secret (rule {}): remove it, and rotate it if it is real (git history keeps it); memory is not a place for secrets",
-                found.rule
+    let finding = |line, message| Finding {
+        rel_path: record.rel_path.clone(),
+        line: Some(line),
+        severity: Severity::Error,
+        message,
+    };
+    let raw = secrets::find_secrets(&text);
+    let decoded = match &record.frontmatter {
+        Some(fm) => secrets::find_in_frontmatter(fm, &raw),
+        None => Vec::new(),
+    };
+    let raw_findings = raw.iter().map(|found| {
+        finding(
+            found.line,
+            format!("looks like a secret (rule {}): {SECRET_HINT}", found.rule),
+        )
+    });
+    let decoded_findings = decoded.into_iter().map(|found| {
+        finding(
+            found.line,
+            format!(
+                "`{}` looks like a secret once YAML decodes it (rule {}): {SECRET_HINT}",
+                found.key, found.rule
             ),
-        })
-        .collect()
+        )
+    });
+    raw_findings.chain(decoded_findings).collect()
 }
+
+const SECRET_HINT: &str = "remove it, and rotate it if it is real (git history keeps it); memory is not a place for secrets";
 
 #[cfg(test)]
 mod tests {
