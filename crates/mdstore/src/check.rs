@@ -287,4 +287,36 @@ mod tests {
         assert!(message.contains("aws-access-key-id"), "{message}");
         assert!(!message.contains(&key_id), "{message}");
     }
+
+    /// Issue 6: a secret behind YAML escapes or an escaped line break,
+    /// which no raw line shows, went unreported by `check`.
+    #[test]
+    fn yaml_escaped_secrets_in_hand_written_file_are_reported() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("deploy.md"),
+            "---\nname: deploy\ndescription: \"key \\x41KIAQWERTYUIOPASDFGH\"\ntype: project\n\
+             extra:\n  note: \"password: \\\n    hunter2hunter2\"\n---\nBody.\n",
+        )
+        .expect("write");
+        let report = check(&Store::open(dir.path()).expect("store"));
+        let secrets: Vec<(Option<usize>, &str)> = report
+            .findings
+            .iter()
+            .filter(|f| f.message.contains("secret"))
+            .map(|f| (f.line, f.message.as_str()))
+            .collect();
+        assert_eq!(secrets.len(), 2, "{secrets:?}");
+        assert_eq!(secrets[0].0, Some(3));
+        assert!(secrets[0].1.contains("`description`"), "{secrets:?}");
+        assert!(secrets[0].1.contains("aws-access-key-id"), "{secrets:?}");
+        assert_eq!(secrets[1].0, Some(5));
+        assert!(secrets[1].1.contains("`extra`"), "{secrets:?}");
+        assert!(
+            secrets
+                .iter()
+                .all(|(_, m)| !m.contains("QWERTY") && !m.contains("hunter2")),
+            "{secrets:?}"
+        );
+    }
 }
