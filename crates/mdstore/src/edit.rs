@@ -14,8 +14,8 @@ pub fn validate(id: &str, text: &str) -> Vec<Problem> {
     let mut problems: Vec<Problem> = parsed
         .problems
         .iter()
-        .cloned()
         .filter(|p| p.severity == Severity::Error)
+        .cloned()
         .collect();
     match &parsed.frontmatter {
         None => problems.push(Problem::error(
