@@ -148,25 +148,43 @@ fn catalog_findings(store: &Store, view: &StoreView) -> Vec<Finding> {
 }
 
 /// Secrets in a record written by hand (SPEC §6): rule and whole-file line,
-/// never the secret.
+/// never the secret; the decoded frontmatter values too, since a YAML escape
+/// or an escaped line break hides a secret from its raw line.
 fn secret_findings(record: &Record) -> Vec<Finding> {
     let text = match &record.frontmatter {
         Some(fm) => frontmatter::render(fm, &record.body),
         None => record.body.clone(),
     };
-    secrets::find_secrets(&text)
-        .into_iter()
-        .map(|found| Finding {
-            rel_path: record.rel_path.clone(),
-            line: Some(found.line),
-            severity: Severity::Error,
-            message: format!(
-                "looks like a secret (rule {}): remove it, and rotate it if it is real (git history keeps it); memory is not a place for secrets",
-                found.rule
+    let finding = |line, message| Finding {
+        rel_path: record.rel_path.clone(),
+        line: Some(line),
+        severity: Severity::Error,
+        message,
+    };
+    let raw = secrets::find_secrets(&text);
+    let decoded = match &record.frontmatter {
+        Some(fm) => secrets::find_in_frontmatter(fm, &raw),
+        None => Vec::new(),
+    };
+    let raw_findings = raw.iter().map(|found| {
+        finding(
+            found.line,
+            format!("looks like a secret (rule {}): {SECRET_HINT}", found.rule),
+        )
+    });
+    let decoded_findings = decoded.into_iter().map(|found| {
+        finding(
+            found.line,
+            format!(
+                "`{}` looks like a secret once YAML decodes it (rule {}): {SECRET_HINT}",
+                found.key, found.rule
             ),
-        })
-        .collect()
+        )
+    });
+    raw_findings.chain(decoded_findings).collect()
 }
+
+const SECRET_HINT: &str = "remove it, and rotate it if it is real (git history keeps it); memory is not a place for secrets";
 
 #[cfg(test)]
 mod tests {
@@ -268,5 +286,37 @@ mod tests {
             .message;
         assert!(message.contains("aws-access-key-id"), "{message}");
         assert!(!message.contains(&key_id), "{message}");
+    }
+
+    /// Issue 6: a secret behind YAML escapes or an escaped line break,
+    /// which no raw line shows, went unreported by `check`.
+    #[test]
+    fn yaml_escaped_secrets_in_hand_written_file_are_reported() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("deploy.md"),
+            "---\nname: deploy\ndescription: \"key \\x41KIAQWERTYUIOPASDFGH\"\ntype: project\n\
+             extra:\n  note: \"password: \\\n    hunter2hunter2\"\n---\nBody.\n",
+        )
+        .expect("write");
+        let report = check(&Store::open(dir.path()).expect("store"));
+        let secrets: Vec<(Option<usize>, &str)> = report
+            .findings
+            .iter()
+            .filter(|f| f.message.contains("secret"))
+            .map(|f| (f.line, f.message.as_str()))
+            .collect();
+        assert_eq!(secrets.len(), 2, "{secrets:?}");
+        assert_eq!(secrets[0].0, Some(3));
+        assert!(secrets[0].1.contains("`description`"), "{secrets:?}");
+        assert!(secrets[0].1.contains("aws-access-key-id"), "{secrets:?}");
+        assert_eq!(secrets[1].0, Some(5));
+        assert!(secrets[1].1.contains("`extra`"), "{secrets:?}");
+        assert!(
+            secrets
+                .iter()
+                .all(|(_, m)| !m.contains("QWERTY") && !m.contains("hunter2")),
+            "{secrets:?}"
+        );
     }
 }

@@ -10,6 +10,7 @@ mod body;
 mod fence;
 mod fields;
 mod simple;
+mod strings;
 
 use crate::record::{Meta, Problem};
 use block::{Block, render_entry};
@@ -36,6 +37,19 @@ pub enum FieldValue {
     Text(String),
     Integer(u64),
     List(Vec<String>),
+}
+
+/// One top-level entry of a frontmatter as YAML decodes it, for the guards
+/// that must see values and not only their raw lines (SPEC §6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedEntry {
+    pub key: String,
+    /// 1-based file lines of the key line and of the entry's last line.
+    pub first_line: usize,
+    pub last_line: usize,
+    /// Every string the entry holds, decoded (nested keys included); empty
+    /// when the entry is not YAML on its own.
+    pub strings: Vec<String>,
 }
 
 /// The result of reading one file's text.
@@ -130,6 +144,37 @@ impl Frontmatter {
             }
         }
         self.recheck();
+    }
+
+    /// Each top-level entry decoded, with the file lines it spans.
+    pub fn decoded_entries(&self) -> Vec<DecodedEntry> {
+        self.entry_lines()
+            .map(|(entry, first_line, last_line)| DecodedEntry {
+                key: entry.key.clone(),
+                first_line,
+                last_line,
+                strings: strings::decoded_strings(&entry.raw),
+            })
+            .collect()
+    }
+
+    /// The file line of the first entry of `key`.
+    pub fn key_line(&self, key: &str) -> Option<usize> {
+        self.entry_lines()
+            .find(|(entry, _, _)| entry.key == key)
+            .map(|(_, first, _)| first)
+    }
+
+    /// Each entry with the 1-based file lines of its key line and last line.
+    fn entry_lines(&self) -> impl Iterator<Item = (&block::Entry, usize, usize)> {
+        // The opening fence is line 1, whether or not a BOM precedes it.
+        let mut next = 2;
+        self.block.entries.iter().map(move |entry| {
+            let first = next + entry.lead.matches('\n').count();
+            let spans = entry.raw.matches('\n').count().max(1);
+            next = first + spans;
+            (entry, first, first + spans - 1)
+        })
     }
 
     fn recheck(&mut self) {

@@ -214,3 +214,24 @@ fn secret_in_hand_written_record_is_reported_without_echoing_it() {
     );
     assert!(!run.all_output().contains(&key_id), "{}", run.render());
 }
+
+/// Issue 6: a secret written with YAML escapes (`\x41` = `A`) in a
+/// hand-written frontmatter showed on no raw line, and `check` passed it.
+#[test]
+fn yaml_escaped_secret_in_hand_written_frontmatter_is_reported() {
+    let env = TestEnv::new();
+    env.write_store_file(
+        "deploy.md",
+        "---\nname: deploy\ndescription: \"key \\x41KIAQWERTYUIOPASDFGH\"\ntype: project\n---\nBody.\n",
+    );
+    let run = env.run(&["check"]);
+    run.assert_code(1);
+    assert!(
+        run.stdout.contains(
+            "deploy.md:3: error: `description` looks like a secret once YAML decodes it (rule aws-access-key-id)"
+        ),
+        "{}",
+        run.render()
+    );
+    assert!(!run.all_output().contains("QWERTYUIOP"), "{}", run.render());
+}

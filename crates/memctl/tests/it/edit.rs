@@ -241,3 +241,77 @@ fn an_edit_kept_after_a_conflict_is_readable_by_its_owner_only() {
         .mode();
     assert_eq!(mode & 0o777, 0o700, "{}", run.render());
 }
+
+/// An editor script that replaces the record with `frontmatter_line` among
+/// valid keys, then runs `then` (a shell line) on the file.
+fn rewrite_script(frontmatter_line: &str, then: &str) -> String {
+    format!(
+        "cat > \"$1\" <<'EOF'\n---\nname: prefer-pytest\n{frontmatter_line}\ntype: feedback\n---\nNew tests use pytest.\nEOF\n{then}"
+    )
+}
+
+/// Issue 6: `edit` saved, with exit 0, secrets hidden by YAML escapes or an
+/// escaped line break, and control characters and NUL bytes that
+/// `remember` refuses; the file then reached MEMORY.md.
+#[test]
+fn edit_refuses_yaml_hidden_secrets_and_control_characters_remember_refuses() {
+    let token_tail = "C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    let cases = [
+        (
+            "aws_escape",
+            rewrite_script(r#"description: "key \x41KIAQWERTYUIOPASDFGH""#, ""),
+            "looks like a secret",
+        ),
+        (
+            "password_continued",
+            rewrite_script("description: \"password: \\\n  hunter2hunter2\"", ""),
+            "looks like a secret",
+        ),
+        (
+            "tag_token",
+            rewrite_script(
+                &format!("description: d\ntags: [\"ghp_\\x41\\x31b2{token_tail}\"]"),
+                "",
+            ),
+            "looks like a secret",
+        ),
+        (
+            "nul_appended",
+            rewrite_script("description: d", r#"printf '\0' >> "$1""#),
+            "NUL",
+        ),
+        (
+            "description_escapes",
+            rewrite_script(r#"description: "d\e[2J\a\x9b""#, ""),
+            "control character U+001B",
+        ),
+        (
+            "tags_control",
+            rewrite_script(
+                r#"description: d
+tags: ["", "a\nb", "x\u001b"]"#,
+                "",
+            ),
+            "tag 1 is empty",
+        ),
+    ];
+    for (label, script, expected) in cases {
+        let mut env = env_with_record();
+        set_editor(&mut env, &script);
+        let before = env.store_bytes();
+        let run = env.run(&["edit", "prefer-pytest"]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("nothing was saved") && run.stderr.contains(expected),
+            "{label}:\n{}",
+            run.render()
+        );
+        for secret in ["QWERTYUIOP", "hunter2", token_tail] {
+            assert!(
+                !run.all_output().contains(secret),
+                "{label}: secret printed"
+            );
+        }
+        assert_eq!(env.store_bytes(), before, "{label}: the store changed");
+    }
+}

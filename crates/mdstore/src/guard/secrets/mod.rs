@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
+use crate::frontmatter::Frontmatter;
 use crate::guard::builtin_regex;
 use rules::{RULES, Rule};
 
@@ -108,6 +109,45 @@ pub fn secret_note(text: &str) -> Option<String> {
 /// secret: for messages that echo a value they reject.
 pub fn quoted_or_hidden(text: &str) -> String {
     secret_note(text).unwrap_or_else(|| format!("{text:?}"))
+}
+
+/// A secret in the decoded value of a frontmatter entry: the rule, the key
+/// and the line of the key. Never the secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldSecret {
+    pub rule: &'static str,
+    pub key: String,
+    pub line: usize,
+}
+
+/// Secrets that only the decoded values of `frontmatter` show (a YAML
+/// escape, an escaped line break hides them from the raw lines): every
+/// string of every entry is scanned, and a rule that `raw_findings` (the
+/// scan of the file's lines) already reported within the entry is skipped.
+pub fn find_in_frontmatter(
+    frontmatter: &Frontmatter,
+    raw_findings: &[SecretFinding],
+) -> Vec<FieldSecret> {
+    let mut found: Vec<FieldSecret> = Vec::new();
+    for entry in frontmatter.decoded_entries() {
+        for text in &entry.strings {
+            for finding in find_secrets(text) {
+                let seen_raw = raw_findings.iter().any(|raw| {
+                    raw.rule == finding.rule
+                        && (entry.first_line..=entry.last_line).contains(&raw.line)
+                });
+                let secret = FieldSecret {
+                    rule: finding.rule,
+                    key: entry.key.clone(),
+                    line: entry.first_line,
+                };
+                if !seen_raw && !found.contains(&secret) {
+                    found.push(secret);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The names of every rule, in the order they run.
