@@ -252,8 +252,44 @@ pub fn print(text: &str) -> io::Result<()> {
     }
 }
 
+/// Prints `value` as pretty JSON, with [`escape_json_controls`].
+pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let text = escape_json_controls(&serde_json::to_string_pretty(value)?);
+    Ok(print(&(text + "\n"))?)
+}
+
+/// serde_json escapes C0 control characters but writes DEL and C1 (U+0080
+/// to U+009F, of which U+009B is a terminal's CSI) raw; they are escaped as
+/// `\u` too, which JSON readers decode to the same text (SPEC §2: never raw
+/// to a terminal).
+fn escape_json_controls(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            out += &format!("\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_escapes_del_and_c1() {
+        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}"});
+        let raw = serde_json::to_string_pretty(&value).unwrap();
+        assert!(raw.contains('\u{9b}'), "serde_json writes C1 raw: {raw:?}");
+        let escaped = escape_json_controls(&raw);
+        assert!(
+            escaped.chars().all(|c| c == '\n' || !c.is_control()),
+            "{escaped:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back, value);
+    }
+
     use super::*;
 
     #[test]

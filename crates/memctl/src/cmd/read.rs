@@ -51,7 +51,7 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
                 })
             })
             .collect();
-        ui::print(&(serde_json::to_string_pretty(&items)? + "\n"))?;
+        ui::print_json(&items)?;
         return Ok(Exit::Ok);
     }
     if stores.is_empty() {
@@ -176,7 +176,7 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
             "merged_from": meta.merged_from,
             "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
         });
-        ui::print(&(serde_json::to_string_pretty(&value)? + "\n"))?;
+        ui::print_json(&value)?;
         return Ok(Exit::Ok);
     }
     let text = std::fs::read_to_string(&path)

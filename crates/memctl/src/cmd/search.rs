@@ -109,7 +109,7 @@ fn print_json(hits: &[(Scope, Hit)]) -> anyhow::Result<()> {
             })
         })
         .collect();
-    ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+    ui::print_json(&rows)?;
     Ok(())
 }
 

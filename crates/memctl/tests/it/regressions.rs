@@ -852,3 +852,28 @@ fn a_huge_query_was_echoed_whole_and_limit_0_searched() {
     zero.assert_code(2);
     assert!(zero.stderr.contains("--limit"), "{}", zero.render());
 }
+
+/// `--json` printed DEL and C1 characters (U+009B is a terminal's CSI) raw
+/// from a hand-edited description; serde_json escapes only C0.
+#[test]
+fn json_output_carried_raw_c1_and_del() {
+    let env = TestEnv::new();
+    env.write_store_file(
+        "c1.md",
+        "---\nname: c1\ndescription: \"red \\u009b31m and \\u007f\"\ntype: user\n---\nBody.\n",
+    );
+    for args in [
+        &["list", "--json"][..],
+        &["show", "c1", "--json"],
+        &["search", "red", "--json"],
+    ] {
+        let run = env.run(args);
+        run.assert_success();
+        assert!(
+            !run.stdout.contains('\u{9b}') && !run.stdout.contains('\u{7f}'),
+            "{}",
+            run.render()
+        );
+        assert!(run.stdout.contains("\\u009b31m"), "{}", run.render());
+    }
+}

@@ -159,7 +159,7 @@ pub fn report(
     };
     if args.json {
         let rows: Vec<serde_json::Value> = items.iter().map(|item| json_row(item, roots)).collect();
-        ui::print(&(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        ui::print_json(&rows)?;
         print_catalog_failures();
         return Ok(exit);
     }
