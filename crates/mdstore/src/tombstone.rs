@@ -133,7 +133,33 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
     };
     let mut json = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
     json.push(b'\n');
-    atomic::write_file(&tombstone_path(root, &tombstone.id), &json)
+    atomic::write_file(&free_path(root, tombstone), &json)
+}
+
+/// Where `tombstone` goes: its id's path, unless a tombstone of other
+/// content is already there (`A.md` and `a.md` share an id key; an id
+/// forgotten, re-added with `--force` and forgotten again), which must keep
+/// forbidding its content: then beside it, named with the new content's hash.
+fn free_path(root: &Path, tombstone: &Tombstone) -> PathBuf {
+    let path = tombstone_path(root, &tombstone.id);
+    match read_tombstone(&path) {
+        Ok(earlier)
+            if !earlier
+                .content_hash
+                .eq_ignore_ascii_case(&tombstone.content_hash) =>
+        {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let hash = tombstone
+                .content_hash
+                .get(..16)
+                .unwrap_or(&tombstone.content_hash);
+            path.with_file_name(format!("{stem}~{hash}.json"))
+        }
+        _ => path,
+    }
 }
 
 /// Fails unless `.tombstones` is missing or a real folder: a symlink there
@@ -261,6 +287,11 @@ pub fn find_match<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::hash::content_hash;
+    use pretty_assertions::assert_eq;
+    use rstest::rstest;
+
     #[test]
     fn tombstones_symlinked_out_of_the_store_are_not_written() {
         let store = tempfile::tempdir().unwrap();
@@ -282,10 +313,23 @@ mod tests {
         );
     }
 
-    use super::*;
-    use crate::hash::content_hash;
-    use pretty_assertions::assert_eq;
-    use rstest::rstest;
+    #[test]
+    fn a_second_tombstone_of_the_same_id_key_keeps_the_first() {
+        let store = tempfile::tempdir().unwrap();
+        write(store.path(), &tombstone("A", None, "upper body")).unwrap();
+        write(store.path(), &tombstone("a", None, "lower body")).unwrap();
+        let (all, problems) = load_all(store.path());
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(all.len(), 2);
+        let upper = content_hash("a description", "upper body");
+        assert!(
+            find_match(&all, "other", &upper).is_some(),
+            "A's content stays forgotten"
+        );
+        // The same content forgotten twice is one tombstone.
+        write(store.path(), &tombstone("a", None, "lower body")).unwrap();
+        assert_eq!(load_all(store.path()).0.len(), 2);
+    }
 
     fn tombstone(id: &str, reason: Option<&str>, body: &str) -> Tombstone {
         Tombstone {
@@ -366,7 +410,8 @@ mod tests {
             tombstone_path(dir.path(), composed_lower)
         );
         write(dir.path(), &tombstone(decomposed_upper, Some("first"), "a")).unwrap();
-        write(dir.path(), &tombstone(composed_lower, Some("second"), "b")).unwrap();
+        // The same content: one tombstone, the later reason.
+        write(dir.path(), &tombstone(composed_lower, Some("second"), "a")).unwrap();
         assert_eq!(file_names(dir.path()), vec!["caf\u{e9}-notes.json"]);
         let (loaded, _) = load_all(dir.path());
         assert_eq!(loaded.len(), 1);
