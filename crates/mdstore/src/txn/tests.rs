@@ -4,34 +4,11 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use jiff::Timestamp;
-
 use super::*;
-use crate::record::{RecordType, Source};
+use crate::write::tests::{NOW, candidate, options};
 use crate::write::{Candidate, Operation};
 
-const NOW: &str = "2026-11-30T12:00:00Z";
 const WAIT: Duration = Duration::from_millis(200);
-
-fn options() -> WriteOptions {
-    WriteOptions {
-        force: false,
-        expect_revision: None,
-        refuse_temporary: true,
-        default_source: Source::User,
-        now: NOW.parse::<Timestamp>().unwrap(),
-    }
-}
-
-fn candidate(name: &str, description: &str, body: &str) -> Candidate {
-    Candidate {
-        name: name.into(),
-        record_type: Some(RecordType::Project),
-        description: Some(description.into()),
-        body: Some(body.into()),
-        ..Candidate::default()
-    }
-}
 
 fn new_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ mod apply;
 mod candidate;
 mod plan;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::path::PathBuf;
 

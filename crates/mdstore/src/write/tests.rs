@@ -9,9 +9,9 @@ use super::*;
 use crate::record::RecordType;
 use crate::store::{SkipReason, Store};
 
-const NOW: &str = "2026-11-30T12:00:00Z";
+pub(crate) const NOW: &str = "2026-11-30T12:00:00Z";
 
-fn options() -> WriteOptions {
+pub(crate) fn options() -> WriteOptions {
     WriteOptions {
         force: false,
         expect_revision: None,
@@ -21,7 +21,7 @@ fn options() -> WriteOptions {
     }
 }
 
-fn candidate(name: &str, description: &str, body: &str) -> Candidate {
+pub(crate) fn candidate(name: &str, description: &str, body: &str) -> Candidate {
     Candidate {
         name: name.into(),
         record_type: Some(RecordType::Project),
