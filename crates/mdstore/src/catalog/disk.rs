@@ -92,11 +92,7 @@ fn quoted(line: &str) -> String {
     if let Some(found) = secrets::find_secrets(line).first() {
         return format!("(a line holding a secret, rule {}: not shown)", found.rule);
     }
-    let mut shown: String = line.chars().take(MAX_CHARS).collect();
-    if shown.len() < line.len() {
-        shown.push('…');
-    }
-    format!("\"{}\"", shown.escape_debug())
+    format!("\"{}\"", crate::escape::for_message(line, MAX_CHARS))
 }
 
 /// The most of a `MEMORY.md` memctl reads: forty times the budget, room for
@@ -384,7 +380,7 @@ mod tests {
         }
         .to_string();
         assert!(
-            !shown.contains('\x1b') && shown.contains("\\u{1b}"),
+            !shown.contains('\x1b') && shown.contains("\\x1b]0;TITLE\\x07"),
             "{shown}"
         );
         assert!(shown.chars().count() < 130, "{shown}");

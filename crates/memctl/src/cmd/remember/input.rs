@@ -124,18 +124,18 @@ pub fn label_candidate(n: usize, name: Option<&str>) -> String {
         // Checked whole: a secret cut short may no longer look like one.
         Some(name) => match secret_note(name) {
             Some(note) => format!("candidate {} ({note})", n + 1),
-            None => format!("candidate {} ({:?})", n + 1, shorten(name)),
+            None => format!(
+                "candidate {} (\"{}\")",
+                n + 1,
+                mdstore::escape::for_message(name, MESSAGE_NAME_CHARS)
+            ),
         },
         None => format!("candidate {}", n + 1),
     }
 }
 
-fn shorten(name: &str) -> String {
-    match name.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}…", &name[..cut]),
-        None => name.to_string(),
-    }
-}
+/// The most characters of a candidate's name a message shows.
+const MESSAGE_NAME_CHARS: usize = 60;
 
 /// A planning error as the person who gave the candidate would put it:
 /// the flag on the command line, the field in JSON.
