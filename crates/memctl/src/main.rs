@@ -9,6 +9,9 @@ mod cli;
 mod cmd;
 mod failure;
 mod index_hook;
+// Used by dream and extract, which are being built on top of it.
+#[allow(dead_code)]
+mod model_cmd;
 mod stores;
 mod ui;
 
