@@ -122,6 +122,8 @@ pub enum Command {
     Watch,
     /// Print shell completions
     Completions(CompletionsArgs),
+    /// Turn a finished agent session into candidates for `remember`, through a model command
+    Extract(ExtractArgs),
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +179,25 @@ pub struct RememberArgs {
     /// (`--yess`) must follow `--`
     #[arg(allow_hyphen_values = true)]
     pub body: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The session: Claude Code's JSONL transcript, or a JSON array of {"role", "text"}
+    #[arg(long, value_name = "FILE")]
+    pub transcript: PathBuf,
+    /// The model command that proposes candidates: reads JSON on stdin, answers JSON on stdout (`claude -p`, `llm`…)
+    #[arg(long, value_name = "CMD")]
+    pub llm_cmd: Option<String>,
+    /// Save without asking
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Show the plan; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Report each candidate's outcome as JSON
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod edit;
+pub mod extract;
 pub mod forget;
 pub mod read;
 pub mod remember;

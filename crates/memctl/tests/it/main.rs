@@ -30,6 +30,7 @@ mod corpus_search;
 mod crash;
 mod edit;
 mod env;
+mod extract;
 mod forget;
 mod freshness;
 mod from_json;

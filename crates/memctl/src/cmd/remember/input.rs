@@ -19,6 +19,8 @@ pub type Parsed = Result<Candidate, Unreadable>;
 pub struct Unreadable {
     pub name: String,
     pub message: String,
+    /// Set aside on purpose rather than refused (reported, not an error).
+    pub dropped: bool,
 }
 
 pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
@@ -111,6 +113,7 @@ pub fn read_candidates(source: &str) -> anyhow::Result<Vec<Parsed>> {
             candidate_from_json(value).map_err(|e| Unreadable {
                 name: json_name(value).unwrap_or_default().to_string(),
                 message: format!("{}: {e}", label_candidate(n, json_name(value))),
+                dropped: false,
             })
         })
         .collect())

@@ -3,7 +3,7 @@
 //! the conflict rule, MEMORY.md) is `mdstore::txn`'s; this module parses,
 //! renders and confirms.
 
-mod input;
+pub mod input;
 mod output;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,6 +22,7 @@ use crate::failure::{Exit, Failure};
 use crate::index_hook;
 use crate::stores::{self, Scope, ScopedStore, WriteTarget};
 use crate::ui::Ui;
+use input::Parsed;
 
 /// One candidate's journey: its plan, then what happened.
 struct Item {
@@ -51,6 +52,8 @@ enum Outcome {
     Failed(String),
     NotConfirmed,
     DryRun,
+    /// Set aside before planning, and why (`extract`: a current-task candidate).
+    Dropped(String),
 }
 
 impl Item {
@@ -91,7 +94,10 @@ impl Item {
 impl Outcome {
     fn exit(&self) -> Exit {
         match self {
-            Outcome::Saved { .. } | Outcome::Noop { .. } | Outcome::DryRun => Exit::Ok,
+            Outcome::Saved { .. }
+            | Outcome::Noop { .. }
+            | Outcome::DryRun
+            | Outcome::Dropped(_) => Exit::Ok,
             Outcome::Refused { exit, .. } => *exit,
             Outcome::Conflict(_) => Exit::Conflict,
             Outcome::Failed(_) => Exit::Internal,
@@ -117,11 +123,27 @@ struct Targets {
 }
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
+    let parsed = match &args.from_json {
+        Some(source) => input::read_candidates(source)?,
+        None => vec![Ok(input::candidate_from_args(&args)?)],
+    };
+    Ok(run_batch(global, ui, &args, parsed)?.0)
+}
+
+/// Classifies, shows, confirms and writes `parsed` as `args` say (`extract`
+/// hands its candidates over here, as if read by `--from-json`). Returns the
+/// exit code and each candidate's status as `--json` names it.
+pub fn run_batch(
+    global: &GlobalArgs,
+    ui: &Ui,
+    args: &RememberArgs,
+    parsed: Vec<Parsed>,
+) -> anyhow::Result<(Exit, Vec<&'static str>)> {
     let from_json = args.from_json.is_some();
-    let mut items = items(global, &args)?;
+    let mut items = items(global, args, parsed);
     refuse_repeated_ids(&items)?;
-    let options = write_options(&args);
-    let targets = open_targets(global, ui, &args, &items)?;
+    let options = write_options(args);
+    let targets = open_targets(global, ui, args, &items)?;
     let roots = display_roots(&targets.store_of, &targets.missing);
 
     // Phase 1: classify and show. A person may take their time to confirm,
@@ -168,19 +190,17 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<E
         }
     }
     let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
-    output::report(ui, &items, &roots, &args, &catalog_failures)
+    let exit = output::report(ui, &items, &roots, args, &catalog_failures)?;
+    Ok((exit, items.iter().map(output::status_name).collect()))
 }
 
 /// The run's candidates, each with its store. A JSON candidate that cannot
-/// be read, or names an unknown scope, is refused alone.
-fn items(global: &GlobalArgs, args: &RememberArgs) -> anyhow::Result<Vec<Item>> {
+/// be read, or names an unknown scope, is refused alone; one set aside by
+/// `extract` is reported as dropped.
+fn items(global: &GlobalArgs, args: &RememberArgs, parsed: Vec<Parsed>) -> Vec<Item> {
     let default_scope = match (args.scope, global.global) {
         (Some(WriteScope::Global), _) | (None, true) => Scope::Global,
         _ => Scope::Workspace,
-    };
-    let parsed = match &args.from_json {
-        Some(source) => input::read_candidates(source)?,
-        None => vec![Ok(input::candidate_from_args(args)?)],
     };
     let mut items = Vec::with_capacity(parsed.len());
     for (n, parsed) in parsed.into_iter().enumerate() {
@@ -191,7 +211,11 @@ fn items(global: &GlobalArgs, args: &RememberArgs) -> anyhow::Result<Vec<Item>> 
                     name: unreadable.name,
                     ..Candidate::default()
                 },
-                Some(Outcome::bad_input(unreadable.message)),
+                Some(if unreadable.dropped {
+                    Outcome::Dropped(unreadable.message)
+                } else {
+                    Outcome::bad_input(unreadable.message)
+                }),
             ),
         };
         let scope = match candidate.scope.as_deref() {
@@ -214,7 +238,7 @@ fn items(global: &GlobalArgs, args: &RememberArgs) -> anyhow::Result<Vec<Item>> 
             outcome,
         });
     }
-    Ok(items)
+    items
 }
 
 fn write_options(args: &RememberArgs) -> WriteOptions {
@@ -384,6 +408,9 @@ fn display_roots(
 fn refuse_repeated_ids(items: &[Item]) -> anyhow::Result<()> {
     let mut first_of: BTreeMap<(Scope, String), usize> = BTreeMap::new();
     for (n, item) in items.iter().enumerate() {
+        if matches!(item.outcome, Some(Outcome::Dropped(_))) {
+            continue;
+        }
         // Names that do not normalise are reported by the planning itself.
         let Ok(id) = mdstore::id::normalize_name(&item.candidate.name) else {
             continue;

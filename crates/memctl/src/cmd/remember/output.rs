@@ -189,6 +189,7 @@ pub fn report(
             Some(Outcome::Failed(message)) => ui.error(&hide(message), None),
             Some(Outcome::NotConfirmed) => {}
             Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
+            Some(Outcome::Dropped(reason)) => ui.note(&hide(reason)),
             Some(Outcome::Noop { .. }) | None => {}
         }
     }
@@ -222,21 +223,22 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
         },
         "warnings": item.shown_warnings(),
     });
-    let (status, extra) = match item.outcome.as_ref() {
-        Some(Outcome::Saved { revision }) => (
-            "saved",
-            json!({"revision": revision, "operation": operation_name(plan)}),
-        ),
-        Some(Outcome::Noop { existing, .. }) => ("noop", json!({"existing": existing})),
-        Some(Outcome::Refused { message, .. }) => ("refused", json!({"reason": message})),
-        Some(Outcome::Conflict(message)) => ("conflict", json!({"reason": message})),
-        Some(Outcome::Failed(message)) => ("failed", json!({"reason": message})),
-        Some(Outcome::NotConfirmed) => {
-            ("not-confirmed", json!({"operation": operation_name(plan)}))
+    let extra = match item.outcome.as_ref() {
+        Some(Outcome::Saved { revision }) => {
+            json!({"revision": revision, "operation": operation_name(plan)})
         }
-        Some(Outcome::DryRun) | None => ("dry-run", json!({"operation": operation_name(plan)})),
+        Some(Outcome::Noop { existing, .. }) => json!({"existing": existing}),
+        Some(
+            Outcome::Refused { message, .. }
+            | Outcome::Conflict(message)
+            | Outcome::Failed(message)
+            | Outcome::Dropped(message),
+        ) => json!({"reason": message}),
+        Some(Outcome::NotConfirmed | Outcome::DryRun) | None => {
+            json!({"operation": operation_name(plan)})
+        }
     };
-    row["status"] = json!(status);
+    row["status"] = json!(status_name(item));
     row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
     if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
         row.extend(extra.clone());
@@ -254,6 +256,20 @@ fn hide_strings(value: &mut serde_json::Value, hide: &dyn Fn(&str) -> String) {
         serde_json::Value::Array(values) => values.iter_mut().for_each(|v| hide_strings(v, hide)),
         serde_json::Value::Object(map) => map.values_mut().for_each(|v| hide_strings(v, hide)),
         _ => {}
+    }
+}
+
+/// A candidate's outcome in one word, as `--json` reports it.
+pub fn status_name(item: &Item) -> &'static str {
+    match item.outcome.as_ref() {
+        Some(Outcome::Saved { .. }) => "saved",
+        Some(Outcome::Noop { .. }) => "noop",
+        Some(Outcome::Refused { .. }) => "refused",
+        Some(Outcome::Conflict(_)) => "conflict",
+        Some(Outcome::Failed(_)) => "failed",
+        Some(Outcome::NotConfirmed) => "not-confirmed",
+        Some(Outcome::Dropped(_)) => "dropped",
+        Some(Outcome::DryRun) | None => "dry-run",
     }
 }
 
