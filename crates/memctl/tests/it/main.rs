@@ -21,9 +21,11 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod agents_doc;
 mod arguments;
 mod catalog;
 mod check;
+mod claude_code_memory;
 mod concurrency;
 mod corpus;
 mod corpus_search;
