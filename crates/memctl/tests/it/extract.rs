@@ -389,3 +389,65 @@ fn failing_model_command_writes_nothing() {
         missing.render()
     );
 }
+
+impl Extract {
+    /// Makes the fake model answer with `answer` (written into the test's root).
+    fn answer_with(&mut self, answer: &str) {
+        let path = self.env.root().join("answer.json");
+        fs::write(&path, answer).expect("the answer file");
+        self.env
+            .set_var("FAKE_MODEL_ANSWER", path.display().to_string());
+    }
+}
+
+#[test]
+fn terminal_escapes_and_nul_in_candidates_are_refused_and_never_printed_raw() {
+    let mut x = Extract::new("session.jsonl", "good.json");
+    x.answer_with(&serde_json::to_string(&serde_json::json!([
+        {"name": "evil\u{1b}[2Jname", "type": "user", "description": "d", "body": "b", "scope": "persistent"},
+        {"name": "clear-screen", "type": "user", "description": "wipes \u{1b}[2J the screen", "body": "b", "scope": "persistent"},
+        {"name": "nul-body", "type": "user", "description": "d", "body": "a\u{0}b", "scope": "persistent"},
+        {"name": "task\u{1b}]0;title\u{7}", "type": "user", "description": "d", "body": "b", "scope": "current_task"}
+    ])).expect("json"));
+    let run = x.run(&["--yes"]);
+    run.assert_code(2);
+    assert!(!run.all_output().contains('\u{1b}'), "{}", run.render());
+    assert!(!run.all_output().contains('\u{0}'), "{}", run.render());
+    assert_run_snapshot!(x.env, run);
+    let files: Vec<_> = x.env.store_bytes().into_keys().collect();
+    assert_eq!(files, [PathBuf::from("MEMORY.md")], "nothing but MEMORY.md");
+}
+
+#[test]
+fn dropped_candidate_with_a_secret_in_its_name_is_reported_without_the_secret() {
+    let mut x = Extract::new("session.jsonl", "good.json");
+    let token = crate::remember::fake_github_token();
+    x.answer_with(&serde_json::to_string(&serde_json::json!([
+        {"name": token, "type": "user", "description": "d", "body": "b", "scope": "current_task"}
+    ])).expect("json"));
+    for json in [false, true] {
+        let run = x.run(if json { &["--yes", "--json"] } else { &["--yes"] });
+        run.assert_success();
+        assert!(!run.all_output().contains(&token), "{}", run.render());
+        assert!(run.all_output().contains("dropped"), "{}", run.render());
+    }
+}
+
+#[test]
+fn on_a_terminal_extract_shows_the_plan_and_saves_after_yes() {
+    let x = Extract::new("session.jsonl", "good.json");
+    let args = [
+        "extract",
+        "--transcript",
+        x.transcript.as_str(),
+        "--llm-cmd",
+        x.llm_cmd.as_str(),
+    ];
+    let declined = x.env.run_in_terminal(&args, "n\n");
+    assert_eq!(declined.code, 3, "{}", declined.render());
+    assert!(!x.env.store().join("prefer-pnpm.md").exists());
+    let run = x.env.run_in_terminal(&args, "y\n");
+    assert_eq!(run.code, 0, "{}", run.render());
+    assert!(run.stdout.contains("Save?"), "{}", run.render());
+    assert!(x.env.read_store_file("prefer-pnpm.md").contains("source: inferred"));
+}
