@@ -426,7 +426,11 @@ fn dropped_candidate_with_a_secret_in_its_name_is_reported_without_the_secret() 
         {"name": token, "type": "user", "description": "d", "body": "b", "scope": "current_task"}
     ])).expect("json"));
     for json in [false, true] {
-        let run = x.run(if json { &["--yes", "--json"] } else { &["--yes"] });
+        let run = x.run(if json {
+            &["--yes", "--json"]
+        } else {
+            &["--yes"]
+        });
         run.assert_success();
         assert!(!run.all_output().contains(&token), "{}", run.render());
         assert!(run.all_output().contains("dropped"), "{}", run.render());
@@ -449,5 +453,9 @@ fn on_a_terminal_extract_shows_the_plan_and_saves_after_yes() {
     let run = x.env.run_in_terminal(&args, "y\n");
     assert_eq!(run.code, 0, "{}", run.render());
     assert!(run.stdout.contains("Save?"), "{}", run.render());
-    assert!(x.env.read_store_file("prefer-pnpm.md").contains("source: inferred"));
+    assert!(
+        x.env
+            .read_store_file("prefer-pnpm.md")
+            .contains("source: inferred")
+    );
 }

@@ -138,13 +138,15 @@ fn read_jsonl(text: &str) -> Result<Conversation, String> {
                     role.as_str()
                 )
             })?;
-        // Text Claude Code injects (isMeta) and a subagent's conversation
-        // (isSidechain) are not what the user and the assistant said.
-        let aside = [entry.get("isMeta"), entry.get("isSidechain")]
+        // Text Claude Code injects (isMeta, the summary that continues a
+        // compacted session) and a subagent's conversation (isSidechain)
+        // are not what the user and the assistant said.
+        let aside = ["isMeta", "isSidechain", "isCompactSummary"]
             .into_iter()
-            .any(|flag| flag.and_then(Value::as_bool) == Some(true));
+            .any(|flag| entry.get(flag).and_then(Value::as_bool) == Some(true));
         let said = read_content(content, &mut conversation.tool_output)
             .map_err(|e| format!("{at}: {e}"))?;
+        let said = without_reminders(&said, &mut conversation.tool_output);
         let printed = role == Role::User && COMMAND_OUTPUT_TAGS.iter().any(|t| said.contains(t));
         if aside || printed {
             conversation.tool_output.push(said);
@@ -180,6 +182,27 @@ fn read_content(content: &Value, tool_output: &mut Vec<String>) -> Result<String
         }
     }
     Ok(said.join("\n\n"))
+}
+
+/// `text` without the `<system-reminder>…</system-reminder>` spans Claude
+/// Code adds to messages (hook output, memctl's own context among it):
+/// they go to `tool_output`, since neither the user nor the assistant said them.
+fn without_reminders(text: &str, tool_output: &mut Vec<String>) -> String {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let mut kept = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        kept.push_str(&rest[..start]);
+        let inside = &rest[start..];
+        let end = inside
+            .find(CLOSE)
+            .map_or(inside.len(), |end| end + CLOSE.len());
+        tool_output.push(inside[..end].to_string());
+        rest = &inside[end..];
+    }
+    kept.push_str(rest);
+    kept
 }
 
 /// Every string inside `value` (a tool result may nest its text in blocks).
@@ -276,6 +299,29 @@ mod tests {
         assert!(tools.contains("README says yarn"), "{tools}");
         assert!(tools.contains("Caveat: injected"), "{tools}");
         assert!(!tools.contains("README.md") && !tools.contains("secret plan"));
+    }
+
+    #[test]
+    fn injected_reminders_and_compact_summaries_are_not_conversation() {
+        let text = concat!(
+            r#"{"type":"user","message":{"content":"Fix it.<system-reminder>memctl: recalled memory</system-reminder> Thanks"}}"#,
+            "\n",
+            r#"{"type":"user","isCompactSummary":true,"message":{"content":"This session is being continued"}}"#,
+        );
+        let conversation = read_jsonl(text).unwrap();
+        assert_eq!(said(&conversation), [(Role::User, "Fix it. Thanks")]);
+        assert_eq!(
+            conversation.tool_output,
+            [
+                "<system-reminder>memctl: recalled memory</system-reminder>",
+                "This session is being continued"
+            ]
+        );
+        let mut out = Vec::new();
+        assert_eq!(
+            without_reminders("a<system-reminder>unclosed", &mut out),
+            "a"
+        );
     }
 
     #[test]
