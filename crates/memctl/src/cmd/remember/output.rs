@@ -42,7 +42,7 @@ pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Some("say it without the temporary part, or run interactively to save it after a warning".to_string()),
+            Some("say it without the temporary part (only an interactive remember, without --yes or --from-json, saves it after a warning)".to_string()),
         ),
         Refusal::Tombstone(tomb) => (
             Exit::Conflict,
