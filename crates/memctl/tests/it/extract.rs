@@ -459,3 +459,18 @@ fn on_a_terminal_extract_shows_the_plan_and_saves_after_yes() {
             .contains("source: inferred")
     );
 }
+
+#[test]
+fn secret_pasted_in_the_session_never_reaches_the_model() {
+    let x = Extract::new("session.json", "simple.json");
+    let token = crate::remember::fake_github_token();
+    let messages = serde_json::json!([
+        {"role": "user", "text": format!("Deploys use pnpm.\nMy token is {token} for the registry.\nThanks.")},
+        {"role": "assistant", "text": "Noted: deploys use pnpm."}
+    ]);
+    fs::write(&x.transcript, messages.to_string()).expect("a transcript");
+    x.run(&["--yes"]).assert_success();
+    let stdin = x.model_stdin();
+    assert!(!stdin.contains(&token), "{stdin}");
+    assert!(stdin.contains("Deploys use pnpm.\\n<a line hidden from the model: it looks like it holds a secret (rule github-token)>\\nThanks."), "{stdin}");
+}

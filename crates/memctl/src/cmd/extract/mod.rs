@@ -8,6 +8,7 @@ mod provenance;
 mod transcript;
 
 use mdstore::Source;
+use mdstore::guard::secrets::find_secrets;
 use mdstore::write::{candidate_from_json, json_name};
 
 use crate::cli::{ExtractArgs, GlobalArgs, RememberArgs};
@@ -54,6 +55,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Ex
         return Ok(Exit::Ok);
     }
     let (window, left_out) = conversation.recent_window(WINDOW_CHARS);
+    let window: Vec<transcript::Message> = window.into_iter().map(without_secrets).collect();
     let request = answer::request(&window, left_out);
     let reply = model_cmd::run(llm_cmd, request.as_bytes(), model_cmd::timeout_from_env())
         .map_err(model_failure)?;
@@ -135,6 +137,31 @@ fn candidate(n: usize, proposal: &answer::Proposal, provenance: &Provenance) -> 
     }
     candidate.source = Some(Source::Inferred);
     Ok(candidate)
+}
+
+/// `message` with every line that holds a secret replaced by a note naming
+/// the rule: the model command may be another company's service, and a
+/// secret the user pasted into the session must not travel further (nor
+/// could it be remembered: SPEC §6 refuses it).
+fn without_secrets(message: transcript::Message) -> transcript::Message {
+    let found = find_secrets(&message.text);
+    if found.is_empty() {
+        return message;
+    }
+    let text = message
+        .text
+        .lines()
+        .enumerate()
+        .map(|(n, line)| match found.iter().find(|f| f.line == n + 1) {
+            Some(f) => format!(
+                "<a line hidden from the model: it looks like it holds a secret (rule {})>",
+                f.rule
+            ),
+            None => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    transcript::Message { text, ..message }
 }
 
 fn model_failure(error: ModelCmdError) -> Failure {
