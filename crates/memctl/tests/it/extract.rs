@@ -474,3 +474,67 @@ fn secret_pasted_in_the_session_never_reaches_the_model() {
     assert!(!stdin.contains(&token), "{stdin}");
     assert!(stdin.contains("Deploys use pnpm.\\n<a line hidden from the model: it looks like it holds a secret (rule github-token)>\\nThanks."), "{stdin}");
 }
+
+#[test]
+fn forgotten_fact_proposed_again_is_refused_by_its_tombstone() {
+    let x = Extract::new("session.jsonl", "good.json");
+    x.env.remember(
+        "prefer-pnpm",
+        "feedback",
+        "This repository uses pnpm, never npm",
+        "Old wording.",
+    );
+    x.env
+        .run(&[
+            "forget",
+            "--yes",
+            "--reason",
+            "we moved to bun",
+            "prefer-pnpm",
+        ])
+        .assert_success();
+    let run = x.run(&["--yes", "--json"]);
+    run.assert_code(4);
+    assert_eq!(
+        statuses(&run),
+        pairs(&[
+            ("prefer-pnpm", "refused"),
+            ("pr-descriptions-short", "saved"),
+            ("skip-checkout-e2e", "dropped"),
+        ])
+    );
+    assert!(run.stdout.contains("we moved to bun"), "{}", run.render());
+    assert!(!x.env.store().join("prefer-pnpm.md").exists());
+}
+
+#[test]
+fn dropped_candidate_named_like_a_kept_one_does_not_refuse_the_batch() {
+    let mut x = Extract::new("session.jsonl", "good.json");
+    x.answer_with(
+        r#"[
+          {"name": "prefer-pnpm", "type": "feedback", "description": "This repository uses pnpm", "body": "Use pnpm.", "scope": "persistent"},
+          {"name": "Prefer-PNPM", "type": "project", "description": "pnpm while CI is red", "body": "x", "scope": "current_task"}
+        ]"#,
+    );
+    let run = x.run(&["--yes", "--json"]);
+    run.assert_success();
+    assert_eq!(
+        statuses(&run),
+        pairs(&[("prefer-pnpm", "saved"), ("Prefer-PNPM", "dropped")])
+    );
+    // Two kept candidates for one record are still refused together.
+    x.answer_with(
+        r#"[
+          {"name": "ci-cache", "type": "project", "description": "CI caches the store", "body": "a", "scope": "persistent"},
+          {"name": "CI-Cache", "type": "project", "description": "CI caches pnpm", "body": "b", "scope": "persistent"}
+        ]"#,
+    );
+    let run = x.run(&["--yes"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("are the same record"),
+        "{}",
+        run.render()
+    );
+    assert!(!x.env.store().join("ci-cache.md").exists());
+}
