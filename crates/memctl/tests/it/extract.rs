@@ -538,3 +538,32 @@ fn dropped_candidate_named_like_a_kept_one_does_not_refuse_the_batch() {
     );
     assert!(!x.env.store().join("ci-cache.md").exists());
 }
+
+#[test]
+fn transcript_that_is_a_folder_or_too_large_is_bad_input_and_the_model_never_runs() {
+    let x = Extract::new("session.jsonl", "good.json");
+    let folder = x.env.root().join("a-folder.jsonl");
+    fs::create_dir(&folder).expect("a folder");
+    let huge = x.env.root().join("huge.jsonl");
+    // Sparse: no disk is used, and memctl must refuse it by its size, unread.
+    fs::File::create(&huge)
+        .and_then(|f| f.set_len(300 << 20))
+        .expect("a sparse file");
+    for path in [&folder, &huge] {
+        let run = x.env.run(&[
+            "extract",
+            "--transcript",
+            &path.display().to_string(),
+            "--llm-cmd",
+            &x.llm_cmd,
+            "--yes",
+        ]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("error: --transcript "),
+            "{}",
+            run.render()
+        );
+        assert!(!stdin_path(&x.env).exists(), "the model ran");
+    }
+}

@@ -4,6 +4,7 @@
 //! may reach the model command, and the second is kept only to recognise a
 //! candidate copied from it (see `provenance`).
 
+use std::io::Read;
 use std::path::Path;
 
 use serde_json::Value;
@@ -33,6 +34,10 @@ pub struct Conversation {
     pub tool_output: Vec<String>,
 }
 
+/// The largest session file read (a long session with big tool outputs
+/// stays well under it; `/dev/zero` does not).
+const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+
 /// User text that Claude Code wraps around the output of a `!command` or a
 /// local slash command: it is what a program printed, not what the user said.
 const COMMAND_OUTPUT_TAGS: &[&str] = &[
@@ -46,8 +51,24 @@ const COMMAND_OUTPUT_TAGS: &[&str] = &[
 /// else Claude Code's JSONL. An error names the file and the line or message.
 pub fn read(path: &Path) -> anyhow::Result<Conversation> {
     let shown = path.display();
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::bad_input(format!("--transcript {shown}: {e}")))?;
+    let cannot_read = |e: std::io::Error| Failure::bad_input(format!("--transcript {shown}: {e}"));
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
+    let size = file.metadata().map_err(cannot_read)?.len();
+    // A pipe or a device has no size: reading is capped instead.
+    let mut bytes = Vec::new();
+    if size <= MAX_TRANSCRIPT_BYTES {
+        file.take(MAX_TRANSCRIPT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot_read)?;
+    }
+    if size > MAX_TRANSCRIPT_BYTES || bytes.len() as u64 > MAX_TRANSCRIPT_BYTES {
+        return Err(Failure::bad_input(format!(
+            "--transcript {shown}: larger than {} MiB",
+            MAX_TRANSCRIPT_BYTES >> 20
+        ))
+        .with_hint("give one session's file; only its most recent text is used anyway")
+        .into());
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         Failure::bad_input(format!(
             "--transcript {shown}: not UTF-8 text (invalid byte at offset {})",
