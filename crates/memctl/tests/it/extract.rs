@@ -567,3 +567,17 @@ fn transcript_that_is_a_folder_or_too_large_is_bad_input_and_the_model_never_run
         assert!(!stdin_path(&x.env).exists(), "the model ran");
     }
 }
+
+#[test]
+fn no_store_and_no_git_repository_fails_before_the_model_runs() {
+    let x = Extract::new("session.jsonl", "good.json");
+    fs::remove_dir_all(x.env.store()).expect("the store removed");
+    let run = x.run(&["--yes"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("no workspace store here"),
+        "{}",
+        run.render()
+    );
+    assert!(!stdin_path(&x.env).exists(), "the model ran for nothing");
+}

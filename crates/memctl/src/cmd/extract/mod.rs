@@ -15,6 +15,7 @@ use crate::cli::{ExtractArgs, GlobalArgs, RememberArgs};
 use crate::cmd::remember::{self, input};
 use crate::failure::{Exit, Failure};
 use crate::model_cmd::{self, ModelCmdError};
+use crate::stores::{self, Scope};
 use crate::ui::{self, Ui};
 use provenance::Provenance;
 
@@ -43,6 +44,13 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Ex
         .with_hint("pass --yes to save without asking, or --dry-run to only see the plan")
         .into());
     }
+    // Nor when there is no store to write to (and no git root to make one at).
+    let scope = if global.global {
+        Scope::Global
+    } else {
+        Scope::Workspace
+    };
+    stores::write_target(global, scope)?;
     let conversation = transcript::read(&args.transcript)?;
     let shown = ui::shown_path(&args.transcript);
     if conversation.messages.is_empty() {
