@@ -50,6 +50,15 @@ pub struct Proposal {
     pub persistent: bool,
 }
 
+impl Proposal {
+    /// The description and body as the model gave them, when they are strings.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        ["description", "body"]
+            .into_iter()
+            .filter_map(|key| self.fields.get(key).and_then(Value::as_str))
+    }
+}
+
 /// The shape of an answer, for hints.
 pub const ANSWER_SHAPE: &str = "the model command must print only a JSON array of {\"name\", \"type\", \"description\", \"body\", \"scope\": \"persistent\"|\"current_task\"} (optionally inside one ```json fence)";
 

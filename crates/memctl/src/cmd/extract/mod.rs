@@ -74,6 +74,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Ex
         .with_hint(answer::ANSWER_SHAPE)
     })?;
     let provenance = Provenance::new(
+        proposals.iter().flat_map(answer::Proposal::texts),
         conversation.messages.iter().map(|m| m.text.as_str()),
         conversation.tool_output.iter().map(String::as_str),
     );
@@ -130,10 +131,8 @@ fn candidate(n: usize, proposal: &answer::Proposal, provenance: &Provenance) -> 
     }
     let mut candidate = candidate_from_json(&proposal.fields)
         .map_err(|e| unreadable(format!("{label}: {e}"), false))?;
-    let said = [candidate.description.as_deref(), candidate.body.as_deref()];
-    if said
-        .into_iter()
-        .flatten()
+    if proposal
+        .texts()
         .any(|text| provenance.copied_from_tools(text))
     {
         return Err(unreadable(
