@@ -9,7 +9,6 @@
 //! characters count one word each, since those scripts do not space words.
 
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// Eight words: long enough that ordinary phrasing ("use pytest for the
 /// tests in this repository") rarely matches by chance, short enough that
@@ -30,11 +29,15 @@ impl Provenance {
         said: impl IntoIterator<Item = &'a str>,
         tool_output: impl IntoIterator<Item = &'a str>,
     ) -> Provenance {
-        let wanted: HashSet<u64> = candidates.into_iter().flat_map(runs).collect();
+        // Few runs: a sorted list searched in halves beats hashing a hash.
+        let mut wanted: Vec<u64> = candidates.into_iter().flat_map(runs).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
         let found = |texts: &mut dyn Iterator<Item = &'a str>| {
             texts
+                .take_while(|_| !wanted.is_empty())
                 .flat_map(runs)
-                .filter(|run| wanted.contains(run))
+                .filter(|run| wanted.binary_search(run).is_ok())
                 .collect::<HashSet<u64>>()
         };
         Provenance {
@@ -51,30 +54,46 @@ impl Provenance {
 }
 
 /// A hash of each lower-cased word of `text`: runs of letters and digits,
-/// each CJK character alone.
+/// each CJK character alone. FNV-1a: tool output can be megabytes, and a
+/// rare collision only makes a candidate look copied when it is not.
 fn word_hashes(text: &str) -> impl Iterator<Item = u64> + '_ {
     let mut chars = text.chars().peekable();
     std::iter::from_fn(move || {
-        let mut hasher = DefaultHasher::new();
         loop {
             let c = chars.next()?;
             if is_cjk(c) {
-                c.hash(&mut hasher);
-                return Some(hasher.finish());
+                return Some(fnv(FNV_OFFSET, c));
             }
             if c.is_alphanumeric() {
-                c.to_lowercase().for_each(|l| l.hash(&mut hasher));
+                let mut hash = lowered(FNV_OFFSET, c);
                 while let Some(&next) = chars.peek() {
                     if !next.is_alphanumeric() || is_cjk(next) {
                         break;
                     }
-                    next.to_lowercase().for_each(|l| l.hash(&mut hasher));
+                    hash = lowered(hash, next);
                     chars.next();
                 }
-                return Some(hasher.finish());
+                return Some(hash);
             }
         }
     })
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// `hash` continued with `c` lower-cased (ASCII, the common case, without
+/// Unicode's case tables).
+fn lowered(hash: u64, c: char) -> u64 {
+    if c.is_ascii() {
+        fnv(hash, c.to_ascii_lowercase())
+    } else {
+        c.to_lowercase().fold(hash, fnv)
+    }
+}
+
+fn fnv(hash: u64, c: char) -> u64 {
+    (hash ^ u64::from(c)).wrapping_mul(FNV_PRIME)
 }
 
 fn is_cjk(c: char) -> bool {
@@ -97,9 +116,9 @@ fn runs(text: &str) -> impl Iterator<Item = u64> + '_ {
         window[RUN_WORDS - 1] = word;
         seen += 1;
         (seen >= RUN_WORDS).then(|| {
-            let mut hasher = DefaultHasher::new();
-            window.hash(&mut hasher);
-            hasher.finish()
+            window
+                .iter()
+                .fold(FNV_OFFSET, |hash, w| (hash ^ w).wrapping_mul(FNV_PRIME))
         })
     })
 }
