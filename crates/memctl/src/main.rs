@@ -9,6 +9,7 @@ mod cli;
 mod cmd;
 mod failure;
 mod index_hook;
+mod mcp;
 // Used by dream and extract, which are being built on top of it.
 #[allow(dead_code)]
 mod model_cmd;
@@ -77,6 +78,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Search(args) => cmd::search::search(global, ui, args),
         Command::Reindex(args) => cmd::search::reindex(global, ui, args),
         Command::Watch => cmd::search::watch(global, ui),
+        Command::Mcp => mcp::run(global, ui),
     }
 }
 
