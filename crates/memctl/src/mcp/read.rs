@@ -75,8 +75,15 @@ pub fn search(global: &GlobalArgs, args: &Args) -> Result<Value, ToolError> {
 
 pub fn show(global: &GlobalArgs, args: &Args) -> Result<Value, ToolError> {
     let id = args.required_text("id", MAX_TEXT_BYTES)?;
-    let (scoped, record) =
-        cmd::read::find_record(global, &id).map_err(|e| ToolError::from_anyhow(&e))?;
+    let (scoped, record) = cmd::read::find_record(global, &id).map_err(|e| {
+        let error = ToolError::from_anyhow(&e);
+        // The CLI's hint names its commands; an agent has tools.
+        if error.message.starts_with("no record") {
+            error.with_hint("the search and list tools give the ids")
+        } else {
+            error
+        }
+    })?;
     Ok(cmd::read::record_json(&scoped, &record))
 }
 

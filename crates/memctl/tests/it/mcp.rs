@@ -342,3 +342,47 @@ fn mcp_remember_keeps_a_hand_made_memory_md_of_a_claude_code_folder() {
     );
     assert!(session.close().success());
 }
+
+#[test]
+fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
+    let env = TestEnv::new();
+    let body = "Colour \u{1b}[31mred\u{1b}[0m, CSI \u{9b}2J, DEL \u{7f}, bell \u{7}.\n";
+    std::fs::write(
+        env.store().join("hostile.md"),
+        format!("---\nname: hostile\ntype: project\ndescription: esc \u{1b}]0;title\u{7} here\n---\n{body}"),
+    )
+    .expect("a hand-written record");
+    let mut session = RawSession::start(&env);
+    for (n, (tool, arguments)) in [
+        ("show", json!({"id": "hostile"})),
+        ("list", json!({})),
+        ("search", json!({"query": "colour red"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (text, is_error) = session.call(n as u64 + 5, tool, arguments);
+        assert!(!is_error, "{tool}: {text}");
+        assert!(
+            text.chars().all(|c| c == '\n' || !c.is_control()),
+            "{tool}: a raw control character in {text:?}"
+        );
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        if tool == "show" {
+            assert_eq!(value["body"], body, "the JSON decodes to the record's text");
+        }
+    }
+    let catalog = session.request(
+        9,
+        "resources/read",
+        json!({"uri": "memctl://workspace/MEMORY.md"}),
+    );
+    let text = catalog["result"]["contents"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.chars().all(|c| c == '\n' || !c.is_control()),
+        "MEMORY.md: {text:?}"
+    );
+    assert!(session.close().success());
+}
