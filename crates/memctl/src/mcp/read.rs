@@ -22,7 +22,10 @@ const SCOPES: &[&str] = &["workspace", "global", "all"];
 pub const MAX_LIMIT: u64 = 100;
 
 pub fn search(global: &GlobalArgs, args: &Args) -> Result<Value, ToolError> {
-    let text = args.required_text("query", MAX_TEXT_BYTES)?;
+    // A query pasted from a prompt may span lines, as a shell argument may.
+    let text = args
+        .text("query", MAX_TEXT_BYTES, true)?
+        .ok_or_else(|| ToolError::new("argument \"query\" is required"))?;
     let types: Vec<RecordType> = record_type(args)?.into_iter().collect();
     let limit = args.integer("limit", 1, MAX_LIMIT)?.unwrap_or(10) as usize;
     let query = query::parse(&text)

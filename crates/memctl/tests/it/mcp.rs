@@ -386,3 +386,28 @@ fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
     );
     assert!(session.close().success());
 }
+
+#[test]
+fn mcp_search_takes_a_query_spanning_lines_but_no_escape() {
+    let env = TestEnv::new();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "deploys",
+        "--type",
+        "project",
+        "--description",
+        "How we deploy",
+        "Deploys go through make release.",
+    ])
+    .assert_success();
+    let mut session = RawSession::start(&env);
+    let (text, is_error) = session.call(5, "search", json!({"query": "how do we\n\tdeploy"}));
+    assert!(!is_error && text.contains("\"deploys\""), "{text}");
+    let (text, is_error) = session.call(6, "search", json!({"query": "deploy\u{1b}[2J"}));
+    assert!(is_error && text.contains("U+001B"), "{text}");
+    let (text, is_error) = session.call(7, "search", json!({}));
+    assert!(is_error && text.contains("query\\\" is required"), "{text}");
+    assert!(session.close().success());
+}
