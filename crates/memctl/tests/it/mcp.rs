@@ -411,3 +411,52 @@ fn mcp_search_takes_a_query_spanning_lines_but_no_escape() {
     assert!(is_error && text.contains("query\\\" is required"), "{text}");
     assert!(session.close().success());
 }
+
+#[test]
+fn mcp_agent_cannot_overwrite_what_the_user_stated() {
+    let env = TestEnv::new();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "prefer-pytest",
+        "--type",
+        "feedback",
+        "--description",
+        "Tests use pytest",
+        "New tests use pytest.",
+    ])
+    .assert_success();
+    let before = std::fs::read_to_string(env.store().join("prefer-pytest.md")).expect("record");
+    let mut session = RawSession::start(&env);
+    let candidate = json!({
+        "name": "prefer-pytest", "type": "feedback", "description": "Tests use unittest",
+        "body": "New tests use unittest.",
+    });
+    for (n, source) in [None, Some("inferred"), Some("verified")]
+        .into_iter()
+        .enumerate()
+    {
+        let mut call = candidate.clone();
+        if let Some(source) = source {
+            call["source"] = json!(source);
+        }
+        let (text, is_error) = session.call(n as u64 + 5, "remember", call);
+        assert!(
+            is_error && text.contains("REFUSED") && text.contains("source user"),
+            "{text}"
+        );
+    }
+    let (text, is_error) = session.call(
+        9,
+        "remember",
+        json!({"name": "prefer-pytest", "force": true}),
+    );
+    assert!(
+        is_error && text.contains("force"),
+        "there is no force: {text}"
+    );
+    let after = std::fs::read_to_string(env.store().join("prefer-pytest.md")).expect("record");
+    assert_eq!(before, after);
+    assert!(session.close().success());
+}
