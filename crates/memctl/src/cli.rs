@@ -120,6 +120,8 @@ pub enum Command {
     Reindex(ReindexArgs),
     /// Watch the store and keep the index's dirty list current until interrupted
     Watch,
+    /// Serve memory to an agent over the Model Context Protocol on stdio (tools and MEMORY.md)
+    Mcp,
     /// Print shell completions
     Completions(CompletionsArgs),
     /// Turn a finished agent session into candidates for `remember`, through a model command

@@ -9,6 +9,7 @@ mod cli;
 mod cmd;
 mod failure;
 mod index_hook;
+mod mcp;
 mod model_cmd;
 mod stores;
 mod ui;
@@ -76,6 +77,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Reindex(args) => cmd::search::reindex(global, ui, args),
         Command::Watch => cmd::search::watch(global, ui),
         Command::Extract(args) => cmd::extract::run(global, ui, args),
+        Command::Mcp => mcp::run(global, ui),
     }
 }
 

@@ -36,20 +36,7 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
     if args.json {
         let items: Vec<_> = rows
             .iter()
-            .map(|(scoped, s)| {
-                json!({
-                    "id": s.id,
-                    "name": s.meta.name,
-                    "type": s.record_type().map(RecordType::as_str),
-                    "scope": scoped.scope.as_str(),
-                    "path": scoped.store.root().join(&s.rel_path),
-                    "description": s.description(),
-                    "updated": s.meta.updated.map(|t| t.to_string()),
-                    "revision": s.meta.revision.unwrap_or(1),
-                    "source": s.source().as_str(),
-                    "tags": s.meta.tags,
-                })
-            })
+            .map(|(scoped, s)| summary_json(scoped, s))
             .collect();
         ui::print_json(&items)?;
         return Ok(Exit::Ok);
@@ -64,6 +51,22 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
         n => format!("{n} records"),
     });
     Ok(Exit::Ok)
+}
+
+/// One record's header as `list --json` and the MCP server's `list` give it.
+pub(crate) fn summary_json(scoped: &ScopedStore, s: &Summary) -> serde_json::Value {
+    json!({
+        "id": s.id,
+        "name": s.meta.name,
+        "type": s.record_type().map(RecordType::as_str),
+        "scope": scoped.scope.as_str(),
+        "path": scoped.store.root().join(&s.rel_path),
+        "description": s.description(),
+        "updated": s.meta.updated.map(|t| t.to_string()),
+        "revision": s.meta.revision.unwrap_or(1),
+        "source": s.source().as_str(),
+        "tags": s.meta.tags,
+    })
 }
 
 /// Why a file named like a record is not shown.
@@ -154,29 +157,33 @@ fn skipped_record(store: &Store, id: &str) -> Option<Skipped> {
     })
 }
 
+/// A whole record as `show --json` and the MCP server's `show` give it.
+pub(crate) fn record_json(scoped: &ScopedStore, record: &Record) -> serde_json::Value {
+    let meta = &record.meta;
+    json!({
+        "id": record.id,
+        "name": meta.name,
+        "type": meta.record_type.map(RecordType::as_str),
+        "scope": scoped.scope.as_str(),
+        "path": scoped.store.root().join(&record.rel_path),
+        "description": meta.description,
+        "body": record.body,
+        "created": meta.created.map(|t| t.to_string()),
+        "updated": meta.updated.map(|t| t.to_string()),
+        "revision": meta.revision.unwrap_or(1),
+        "source": record.source().as_str(),
+        "expires": meta.expires,
+        "tags": meta.tags,
+        "merged_from": meta.merged_from,
+        "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
+    })
+}
+
 pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = find_record(global, &args.id)?;
     let path = scoped.store.root().join(&record.rel_path);
     if args.json {
-        let meta = &record.meta;
-        let value = json!({
-            "id": record.id,
-            "name": meta.name,
-            "type": meta.record_type.map(RecordType::as_str),
-            "scope": scoped.scope.as_str(),
-            "path": path,
-            "description": meta.description,
-            "body": record.body,
-            "created": meta.created.map(|t| t.to_string()),
-            "updated": meta.updated.map(|t| t.to_string()),
-            "revision": meta.revision.unwrap_or(1),
-            "source": record.source().as_str(),
-            "expires": meta.expires,
-            "tags": meta.tags,
-            "merged_from": meta.merged_from,
-            "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
-        });
-        ui::print_json(&value)?;
+        ui::print_json(&record_json(&scoped, &record))?;
         return Ok(Exit::Ok);
     }
     let text = std::fs::read_to_string(&path)

@@ -89,28 +89,28 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
 
 /// `--json`: every field whole, one array.
 fn print_json(hits: &[(Scope, Hit)]) -> anyhow::Result<()> {
-    let rows: Vec<_> = hits
-        .iter()
-        .map(|(scope, h)| {
-            json!({
-                "id": h.id,
-                "name": h.name,
-                "type": h.record_type,
-                "scope": scope.as_str(),
-                "path": h.path,
-                "description": h.description,
-                "snippet": h.snippet.bracketed(),
-                "score": h.score,
-                "updated": h.updated,
-                "age_days": h.age_days,
-                // As `show` and `list` say, and `--expect-revision` accepts.
-                "revision": h.revision.unwrap_or(1),
-                "source": h.source,
-            })
-        })
-        .collect();
+    let rows: Vec<_> = hits.iter().map(|(scope, h)| hit_json(*scope, h)).collect();
     ui::print_json(&rows)?;
     Ok(())
+}
+
+/// One hit as `--json` and the MCP server's `search` give it.
+pub(crate) fn hit_json(scope: Scope, h: &Hit) -> serde_json::Value {
+    json!({
+        "id": h.id,
+        "name": h.name,
+        "type": h.record_type,
+        "scope": scope.as_str(),
+        "path": h.path,
+        "description": h.description,
+        "snippet": h.snippet.bracketed(),
+        "score": h.score,
+        "updated": h.updated,
+        "age_days": h.age_days,
+        // As `show` and `list` say, and `--expect-revision` accepts.
+        "revision": h.revision.unwrap_or(1),
+        "source": h.source,
+    })
 }
 
 /// Hits as a person reads them, or one line saying nothing matched.

@@ -40,6 +40,7 @@ mod half_written;
 mod index;
 mod init;
 mod interactive;
+mod mcp;
 mod names;
 mod read;
 mod regressions;

@@ -6,6 +6,8 @@
 pub mod input;
 mod output;
 
+pub(crate) use input::describe_plan_error;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
