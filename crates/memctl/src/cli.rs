@@ -110,6 +110,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Edit one record in $EDITOR; the result is validated before it is saved
     Edit(EditArgs),
+    /// A record's revisions from git, forgotten ones included
+    Log(LogArgs),
     /// Lint every record; exit 1 on problems (fit for a pre-commit hook)
     Check,
     /// Stores, record counts, index state, watcher and MEMORY.md budget
@@ -166,6 +168,9 @@ pub struct RememberArgs {
     /// Show the plan; write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
     /// Read candidates from a JSON file (or - for standard input)
     #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "record_type", "description", "body", "expires", "tags", "expect_revision"])]
     pub from_json: Option<String>,
@@ -190,6 +195,9 @@ pub struct ForgetArgs {
     /// Forget without asking
     #[arg(long, short)]
     pub yes: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -209,6 +217,15 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    pub id: String,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// The record's id; a forgotten record's too
     pub id: String,
 }
 

@@ -8,6 +8,8 @@ argument parsing, prompts, output and exit codes (SPEC §10).
 mod cli;
 mod cmd;
 mod failure;
+mod freshen;
+mod git;
 mod index_hook;
 // Used by dream and extract, which are being built on top of it.
 #[allow(dead_code)]
@@ -64,6 +66,21 @@ fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
     let global = &cli.global;
+    // After a merge, checkout or pull, MEMORY.md catches up with the records
+    // before a command uses them. `check` and `status` report on the store
+    // as it is, and `init` regenerates it anyway.
+    if matches!(
+        cli.command,
+        Command::Remember(_)
+            | Command::Forget(_)
+            | Command::List(_)
+            | Command::Show(_)
+            | Command::Edit(_)
+            | Command::Search(_)
+    ) && let Ok(stores) = stores::read_stores(global)
+    {
+        freshen::catalogs(&stores, ui);
+    }
     match cli.command {
         Command::Init(args) => cmd::admin::init(global, ui, args),
         Command::Remember(args) => cmd::remember::run(global, ui, args),
@@ -71,6 +88,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::List(args) => cmd::read::list(global, ui, args),
         Command::Show(args) => cmd::read::show(global, ui, args),
         Command::Edit(args) => cmd::edit::run(global, ui, args),
+        Command::Log(args) => git::log::run(global, ui, args),
         Command::Check => cmd::admin::check(global, ui),
         Command::Status => cmd::admin::status(global, ui),
         Command::Completions(args) => cmd::admin::completions(args),
