@@ -33,6 +33,7 @@ mod env;
 mod forget;
 mod freshness;
 mod from_json;
+mod git;
 mod half_written;
 mod index;
 mod init;
