@@ -21,8 +21,8 @@ use crate::ui::Ui;
 const LOCK_WAIT: Duration = Duration::from_millis(200);
 
 /// Regenerates `MEMORY.md` of `store` if the records changed since it was
-/// last known to match them and it is memctl's own (a foreign one is left
-/// for the next write, which keeps it first). Never fails a command: a
+/// last known to match them and it is memctl's own (a missing or foreign
+/// one is left for the next write, which keeps a foreign one first). Never fails a command: a
 /// store it cannot write is reported by `check` and the next write.
 pub fn catalog(store: &Store, ui: &Ui) {
     let stamp_path = stamp_path(store);
@@ -35,8 +35,10 @@ pub fn catalog(store: &Store, ui: &Ui) {
     let expected = catalog::render(&view.summaries, catalog::Budget::default());
     let stale = match disk::inspect(store, &expected).map(|d| d.state) {
         Ok(disk::State::Stale { .. }) => true,
-        Ok(disk::State::Missing) => !view.summaries.is_empty(),
-        Ok(disk::State::Current | disk::State::Foreign) => false,
+        // Only a MEMORY.md memctl wrote is kept up to date here: a store
+        // memctl never wrote to (a Claude Code folder) stays as it is
+        // under read commands; the first write creates or replaces it.
+        Ok(disk::State::Missing | disk::State::Current | disk::State::Foreign) => false,
         Err(_) => return,
     };
     let after = if stale {
