@@ -38,6 +38,34 @@ fn marker(line: &str) -> Option<(Marker, &str)> {
     }
 }
 
+/// Tells, line by line, whether a line is inside a fenced code block, where
+/// a record may quote conflict markers (how to resolve a merge) without
+/// being in conflict. A real conflict in memctl's records is in the header
+/// (every write changes `revision`), never inside a fence.
+#[derive(Default)]
+struct Fences {
+    open: Option<&'static str>,
+}
+
+impl Fences {
+    /// Whether `line` is fenced code (a fence line itself counts as fenced).
+    fn fenced(&mut self, line: &str) -> bool {
+        let trimmed = line.trim_start();
+        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
+        match (self.open, fence) {
+            (None, Some(f)) => {
+                self.open = Some(f);
+                true
+            }
+            (Some(open), Some(f)) if open == f => {
+                self.open = None;
+                true
+            }
+            (open, _) => open.is_some(),
+        }
+    }
+}
+
 /// The 1-based lines of every marker in complete conflict blocks
 /// (`<<<<<<<`, optionally `|||||||`, `=======`, `>>>>>>>`, in that order),
 /// or an empty list. A lone `=======` is a Markdown heading underline, not
@@ -46,7 +74,11 @@ pub fn marker_lines(text: &str) -> Vec<usize> {
     let mut found = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     let mut state = None;
+    let mut fences = Fences::default();
     for (at, line) in text.split('\n').enumerate() {
+        if fences.fenced(line) {
+            continue;
+        }
         let Some((kind, _)) = marker(line) else {
             continue;
         };
@@ -87,8 +119,14 @@ pub fn sides(text: &str) -> Option<(Side, Side)> {
     };
     let mut theirs = ours.clone();
     let mut state = None;
+    let mut fences = Fences::default();
     for line in text.split_inclusive('\n') {
-        match (state, marker(line.trim_end_matches('\n'))) {
+        let found = if fences.fenced(line) {
+            None
+        } else {
+            marker(line.trim_end_matches('\n'))
+        };
+        match (state, found) {
             (_, Some((Marker::Ours, label))) => {
                 if ours.label.is_empty() {
                     ours.label = label.to_string();
@@ -142,6 +180,18 @@ mod tests {
             marker_lines("<<<<<<<<< eight\n=======\n>>>>>>>>> eight\n"),
             Vec::<usize>::new()
         );
+    }
+
+    /// A record about resolving merges quotes markers in a code block: it
+    /// is not in conflict, and was hidden as if it were.
+    #[test]
+    fn conflict_markers_quoted_in_a_code_block_are_not_a_conflict() {
+        let text = "Resolve it:\n\n```\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> b\n```\n";
+        assert_eq!(marker_lines(text), Vec::<usize>::new());
+        let tilde = format!("{}\n<<<<<<< HEAD\n", text.replace("```", "~~~"));
+        assert_eq!(marker_lines(&tilde), Vec::<usize>::new());
+        let after = format!("{text}<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n");
+        assert_eq!(marker_lines(&after), vec![10, 12, 14]);
     }
 
     #[test]

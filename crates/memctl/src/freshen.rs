@@ -1,17 +1,20 @@
-//! Bringing `MEMORY.md` up to date at the start of a command, after the
-//! records changed under it: a merge, checkout, rebase, stash pop or pull
-//! (docs/GIT.md). The check is one stat of every file, compared with the
-//! stamp kept beside the store's index when `MEMORY.md` was last known to
-//! match; only a changed stamp costs a header read and a render.
+//! Bringing `MEMORY.md` up to date at the start of a command, after git
+//! changed the records under it: a merge, checkout, rebase, stash pop or
+//! pull (docs/GIT.md). Every one of those rewrites git's index file, so
+//! the check is one stat of that file, compared with the stamp kept beside
+//! the store's index when `MEMORY.md` was last known to match; only a
+//! changed stamp costs a header read and a render. A hand edit outside git
+//! changes no stamp: as SPEC §3 says, the next write regenerates it, and
+//! reading commands change nothing.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mdstore::Store;
 use mdstore::catalog::{self, disk};
 use mdstore::txn::Transaction;
-use mdstore::{Store, WalkItem};
 
 use crate::index_hook;
 use crate::ui::Ui;
@@ -20,15 +23,18 @@ use crate::ui::Ui;
 /// regeneration to that writer, whose commit regenerates it anyway.
 const LOCK_WAIT: Duration = Duration::from_millis(200);
 
-/// Regenerates `MEMORY.md` of `store` if the records changed since it was
-/// last known to match them and it is memctl's own (a missing or foreign
-/// one is left for the next write, which keeps a foreign one first). Never fails a command: a
+/// Regenerates `MEMORY.md` of `store` if git changed its repository since
+/// `MEMORY.md` was last known to match the records, and it is memctl's own
+/// and out of date (a missing or foreign one is left for the next write,
+/// which keeps a foreign one first). Never fails a command: a
 /// store it cannot write is reported by `check` and the next write.
 pub fn catalog(store: &Store, ui: &Ui) {
+    let Some(git_index) = crate::git::git_dir_of(store.root()).map(|d| d.join("index")) else {
+        return;
+    };
     let stamp_path = stamp_path(store);
-    let before = stamp(store);
-    let saved = fs::read_to_string(&stamp_path).ok();
-    if saved.as_deref() == Some(before.as_str()) {
+    let now = stamp(&git_index);
+    if fs::read_to_string(&stamp_path).ok().as_deref() == Some(now.as_str()) {
         return;
     }
     let view = index_hook::view_for_write(store);
@@ -41,24 +47,21 @@ pub fn catalog(store: &Store, ui: &Ui) {
         Ok(disk::State::Missing | disk::State::Current | disk::State::Foreign) => false,
         Err(_) => return,
     };
-    let after = if stale {
+    if stale {
         if !regenerate(store) {
             return;
         }
         if ui.verbose {
             ui.note(&format!(
-                "Regenerated {}: the records changed outside memctl (a merge, checkout or pull).",
+                "Regenerated {}: git changed the records (a merge, checkout or pull).",
                 store.catalog_path().display()
             ));
         }
-        stamp(store)
-    } else {
-        before
-    };
+    }
     if let Some(parent) = stamp_path.parent() {
         let _ = fs::create_dir_all(parent);
     }
-    let _ = mdstore::atomic::write_file(&stamp_path, after.as_bytes());
+    let _ = mdstore::atomic::write_file(&stamp_path, now.as_bytes());
 }
 
 /// [`catalog`] for every store a command is about to use.
@@ -86,44 +89,23 @@ fn stamp_path(store: &Store) -> PathBuf {
     db.with_extension("catalog-stamp")
 }
 
-/// Every record's path and stat data (size, mtime, ctime, inode: git
-/// rewrites a file it checks out, so its inode or ctime change), the files
-/// skipped and why, and `MEMORY.md`'s own, hashed.
-fn stamp(store: &Store) -> String {
-    let mut hasher = DefaultHasher::new();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for item in store.walk_parallel(threads) {
-        match item {
-            WalkItem::Record(entry) => {
-                (&entry.rel_path, entry.size, entry.mtime_ns).hash(&mut hasher);
-                (entry.ctime_ns, entry.inode).hash(&mut hasher);
-            }
-            WalkItem::Skipped(skipped) => {
-                (&skipped.rel_path, skipped.reason.to_string()).hash(&mut hasher);
-            }
-        }
-    }
-    catalog_stat(store).hash(&mut hasher);
-    format!("{:016x}\n", hasher.finish())
-}
-
-/// `MEMORY.md`'s size, times and inode, or nothing when it is missing.
-fn catalog_stat(store: &Store) -> Option<(u64, i128, i128, u64)> {
-    let meta = fs::symlink_metadata(store.catalog_path()).ok()?;
+/// The git index file's size, times and inode, hashed; empty before the
+/// repository has one.
+fn stamp(git_index: &Path) -> String {
+    let Ok(meta) = fs::metadata(git_index) else {
+        return String::new();
+    };
     let nanos = |t: std::io::Result<std::time::SystemTime>| {
         t.ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128)
+            .map_or(0, |d| d.as_nanos())
     };
+    let mut hasher = DefaultHasher::new();
+    (meta.len(), nanos(meta.modified())).hash(&mut hasher);
     #[cfg(unix)]
-    let (ctime, inode) = {
+    {
         use std::os::unix::fs::MetadataExt;
-        (
-            i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-            meta.ino(),
-        )
-    };
-    #[cfg(not(unix))]
-    let (ctime, inode) = (0, 0);
-    Some((meta.len(), nanos(meta.modified()), ctime, inode))
+        (meta.ctime(), meta.ctime_nsec(), meta.ino()).hash(&mut hasher);
+    }
+    format!("{:016x}\n", hasher.finish())
 }

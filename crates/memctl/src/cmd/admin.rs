@@ -38,14 +38,7 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     let view = StoreView::load(&store);
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     note_preserved(ui, &catalog);
-    match crate::git::attributes::ensure(store.root()) {
-        Ok(true) => ui.note(&format!(
-            "Wrote {}: a merge keeps both branches' MEMORY.md lines, and the next memctl command regenerates it (docs/GIT.md).",
-            store.root().join(crate::git::attributes::FILE).display()
-        )),
-        Ok(false) => {}
-        Err(e) => ui.warn(&format!("{e}; MEMORY.md may need resolving by hand after a merge")),
-    }
+    crate::git::attributes::ensure_in_repo(ui, store.root());
     let what = if global.global { "global" } else { "workspace" };
     if existed {
         ui.note(&format!(

@@ -5,6 +5,8 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use crate::ui::Ui;
+
 /// The attributes file, inside the store so that it travels with it and
 /// applies to nothing else in the project.
 pub const FILE: &str = ".gitattributes";
@@ -18,6 +20,25 @@ pub const FILE: &str = ".gitattributes";
 pub const CATALOG_RULE: &str = "MEMORY.md merge=union";
 
 const HEADER: &str = "# Written by memctl init (docs/GIT.md): MEMORY.md is generated from the records,\n# so a merge keeps both sides' lines and the next memctl command regenerates it.\n";
+
+/// [`ensure`] for a store inside a git repository (a store outside one has
+/// nothing to merge; `memctl init` again adds it after `git init`), saying
+/// what it did.
+pub fn ensure_in_repo(ui: &Ui, store_root: &Path) {
+    if super::git_dir_of(store_root).is_none() {
+        return;
+    }
+    match ensure(store_root) {
+        Ok(true) => ui.note(&format!(
+            "Wrote {}: a merge keeps both branches' MEMORY.md lines, and the next memctl command regenerates it (docs/GIT.md).",
+            store_root.join(FILE).display()
+        )),
+        Ok(false) => {}
+        Err(e) => ui.warn(&format!(
+            "{e}; MEMORY.md may need resolving by hand after a merge"
+        )),
+    }
+}
 
 /// Adds [`CATALOG_RULE`] to the store's `.gitattributes`, keeping whatever
 /// else is there; `Ok(false)` when it was already there.

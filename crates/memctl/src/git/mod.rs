@@ -67,6 +67,26 @@ where
     })
 }
 
+/// The git folder of the repository `dir` is in, found on disk without
+/// running git (a command's start must stay cheap): the nearest `.git`
+/// folder above, or the folder a `.git` file (a linked worktree, a
+/// submodule) points to.
+pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        let dot_git = ancestor.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some(dot_git);
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text.strip_prefix("gitdir:")?.trim();
+        return Some(ancestor.join(target));
+    }
+    None
+}
+
 impl Repo {
     /// The repository `store_root` is in; `Ok(None)` outside one.
     pub fn find(store_root: &Path) -> Result<Option<Repo>, GitError> {

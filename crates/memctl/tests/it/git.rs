@@ -107,6 +107,11 @@ impl Clones {
         let clones = Clones { env, origin };
         let a = clones.clone_as("a");
         memctl(&clones.env, &a, &["init"]).assert_success();
+        let attributes = fs::read_to_string(a.join(".memory/.gitattributes")).unwrap();
+        assert!(
+            attributes.lines().any(|l| l == "MEMORY.md merge=union"),
+            "{attributes}"
+        );
         remember(&clones.env, &a, "shared", "A record both clones have").assert_success();
         git(&clones.env, &a, &["push", "--quiet", "origin", "main"]);
         clones.clone_as("b");

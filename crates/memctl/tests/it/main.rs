@@ -39,6 +39,7 @@ mod index;
 mod init;
 mod interactive;
 mod names;
+mod pre_commit;
 mod read;
 mod regressions;
 mod remember;
