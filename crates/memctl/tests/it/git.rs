@@ -458,6 +458,39 @@ fn log_shows_revisions_through_the_forget() {
     memctl(env, &a, &["log", "never-there"]).assert_code(1);
 }
 
+/// Issue 9: a secret committed in an old revision (since removed by hand)
+/// came back whole through `memctl log`.
+#[test]
+fn log_hides_a_secret_from_an_old_revision() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let a = clones.dir("a");
+    let key_id = format!("AKIA{}", "IOSFODNN7EXAMPLE");
+    let file = a.join(".memory/deploy.md");
+    let record = |body: &str| {
+        format!("---\nname: deploy\ndescription: How we deploy\ntype: project\n---\n{body}\n")
+    };
+    fs::write(&file, record(&format!("The key id is {key_id}."))).unwrap();
+    git(env, &a, &["add", "."]);
+    git(env, &a, &["commit", "--quiet", "--message", "deploy notes"]);
+    fs::write(&file, record("The key is in the vault.")).unwrap();
+    git(
+        env,
+        &a,
+        &["commit", "--quiet", "--all", "--message", "no key"],
+    );
+    let log = memctl(env, &a, &["log", "deploy"]);
+    log.assert_success();
+    assert!(!log.all_output().contains(&key_id), "{}", log.render());
+    assert!(
+        log.stdout
+            .contains("-<a line hidden: it looks like it holds a secret (rule aws-access-key-id)>"),
+        "{}",
+        log.render()
+    );
+    assert!(log.stdout.contains("+The key is in the vault."));
+}
+
 /// Issue 9: outside git, `log` says so plainly (exit 2).
 #[test]
 fn log_outside_git_says_there_is_no_history() {
