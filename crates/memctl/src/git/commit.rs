@@ -111,8 +111,8 @@ pub fn commit_store(
     ))
 }
 
-/// The paths among `changed`, `MEMORY.md`, `.tombstones` and the store's
-/// `.gitattributes` (written by `init`) that git can
+/// The paths among `changed`, `MEMORY.md` (and the copy of a foreign one),
+/// `.tombstones` and the store's `.gitattributes` that git can
 /// be given: on disk, or known to the index or to `HEAD` (a record added
 /// and forgotten before any commit is neither, and git refuses a pathspec
 /// that matches nothing).
@@ -121,6 +121,8 @@ fn committable(store_root: &Path, changed: &[PathBuf]) -> Result<Vec<PathBuf>, G
     wanted.push(PathBuf::from(CATALOG_FILE));
     wanted.push(PathBuf::from(TOMBSTONE_DIR));
     wanted.push(PathBuf::from(super::attributes::FILE));
+    // A foreign MEMORY.md the write kept before replacing it.
+    wanted.push(PathBuf::from(mdstore::catalog::disk::PRESERVED_FILE));
     wanted.sort();
     wanted.dedup();
     let known = |args: &[&str]| -> Result<Vec<PathBuf>, GitError> {
