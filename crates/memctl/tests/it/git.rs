@@ -508,3 +508,30 @@ fn log_outside_git_says_there_is_no_history() {
         run.render()
     );
 }
+
+/// Issue 9: a store made before memctl wrote `.gitattributes` (or whose
+/// line was removed) gets conflict markers in MEMORY.md from a merge; the
+/// next command replaces them with the merged records' catalogue.
+#[test]
+fn memory_md_conflict_without_the_attribute_is_repaired_by_the_next_command() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let (a, b) = (clones.dir("a"), clones.dir("b"));
+    for dir in [&a, &b] {
+        fs::write(dir.join(".memory/.gitattributes"), "").unwrap();
+    }
+    remember(env, &a, "from-a", "Added in clone a").assert_success();
+    git(env, &a, &["push", "--quiet", "origin", "main"]);
+    remember(env, &b, "from-b", "Added in clone b").assert_success();
+    let (code, text) = git_run(env, &b, &["pull", "--quiet", "--no-edit", "origin", "main"]);
+    assert_ne!(code, 0, "{text}");
+    assert!(clones.catalog("b").contains("<<<<<<<"));
+    memctl(env, &b, &["list"]).assert_success();
+    let catalog = clones.catalog("b");
+    assert!(!catalog.contains("<<<<<<<"), "{catalog}");
+    assert!(
+        catalog.contains("[from-a]") && catalog.contains("[from-b]"),
+        "{catalog}"
+    );
+    memctl(env, &b, &["check"]).assert_success();
+}
