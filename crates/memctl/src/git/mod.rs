@@ -120,3 +120,35 @@ impl Repo {
             .map(|(_, what)| *what)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 9: a commit in the middle of a rebase or cherry-pick would land
+    /// inside it; each state git leaves is recognised.
+    #[test]
+    fn mid_rebase_and_mid_cherry_pick_are_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo {
+            git_dir: dir.path().to_path_buf(),
+        };
+        assert_eq!(repo.in_progress(), None);
+        std::fs::write(dir.path().join("CHERRY_PICK_HEAD"), "x").unwrap();
+        assert_eq!(repo.in_progress(), Some("a cherry-pick"));
+        std::fs::create_dir(dir.path().join("rebase-merge")).unwrap();
+        assert_eq!(repo.in_progress(), Some("a rebase"));
+    }
+
+    #[test]
+    fn linked_worktree_git_file_leads_to_its_git_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dir.path().join("wt");
+        std::fs::create_dir_all(worktree.join(".memory")).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+        assert_eq!(
+            git_dir_of(&worktree.join(".memory")),
+            Some(worktree.join("../main/.git/worktrees/wt"))
+        );
+    }
+}
