@@ -113,7 +113,7 @@ pub enum Command {
     /// A record's revisions from git, forgotten ones included
     Log(LogArgs),
     /// Lint every record; exit 1 on problems (fit for a pre-commit hook)
-    Check,
+    Check(CheckArgs),
     /// Stores, record counts, index state, watcher and MEMORY.md budget
     Status,
     /// Search records: free text, "phrases", +must, -not, prefix*, type:, tag:, scope:
@@ -244,6 +244,13 @@ pub struct SearchArgs {
     /// The query
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Check only this store (a project's pre-commit hook: workspace)
+    #[arg(long, value_enum)]
+    pub scope: Option<SearchScope>,
 }
 
 #[derive(Debug, Args)]

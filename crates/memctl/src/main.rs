@@ -89,7 +89,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Show(args) => cmd::read::show(global, ui, args),
         Command::Edit(args) => cmd::edit::run(global, ui, args),
         Command::Log(args) => git::log::run(global, ui, args),
-        Command::Check => cmd::admin::check(global, ui),
+        Command::Check(args) => cmd::admin::check(global, ui, args),
         Command::Status => cmd::admin::status(global, ui),
         Command::Completions(args) => cmd::admin::completions(args),
         Command::Search(args) => cmd::search::search(global, ui, args),

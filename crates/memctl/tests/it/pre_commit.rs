@@ -148,6 +148,8 @@ fn pre_commit_hook_fails_on_a_secret_and_passes_a_clean_store() {
     env.set_var("GIT_CONFIG_NOSYSTEM", "1");
     git(&env, &["init", "--quiet"]);
     env.run(&["init"]).assert_success();
+    // The author's own global store holds a problem: not the project's.
+    leaky_global_store(&env);
     env.run(&[
         "remember",
         "--yes",
@@ -185,4 +187,31 @@ fn pre_commit_hook_fails_on_a_secret_and_passes_a_clean_store() {
         "{text}"
     );
     assert!(!text.contains(&key_id), "{text}");
+}
+
+/// A global store holding a record with a secret.
+fn leaky_global_store(env: &TestEnv) {
+    fs::create_dir_all(env.global_store()).expect("the global store");
+    fs::write(
+        env.global_store().join("mine.md"),
+        // Split, so that no secret scanner flags this file.
+        concat!(
+            "---\nname: mine\ndescription: Mine\ntype: user\n---\nkey AKIA",
+            "IOSFODNN7EXAMPLE\n"
+        ),
+    )
+    .expect("a record");
+}
+
+/// Issue 9: the hook checked the committer's global store too, so a
+/// problem there failed every project's commits.
+#[test]
+fn check_scope_workspace_leaves_the_global_store_out() {
+    let env = TestEnv::new();
+    leaky_global_store(&env);
+    env.run(&["check"]).assert_code(1);
+    let run = env.run(&["check", "--scope", "workspace"]);
+    run.assert_success();
+    assert!(!run.all_output().contains("mine.md"), "{}", run.render());
+    env.run(&["check", "--scope", "global"]).assert_code(1);
 }
