@@ -47,8 +47,8 @@ pub fn check(store: &Store) -> Report {
                         }));
                 }
                 Err(skipped) => report.findings.push(Finding {
+                    line: first_marker_line(&skipped.reason),
                     rel_path: skipped.rel_path,
-                    line: None,
                     severity: Severity::Error,
                     message: skipped.reason.to_string(),
                 }),
@@ -58,8 +58,8 @@ pub fn check(store: &Store) -> Report {
                     SkipReason::Hidden => Severity::Warning,
                     _ => Severity::Error,
                 },
+                line: first_marker_line(&skipped.reason),
                 rel_path: skipped.rel_path,
-                line: None,
                 message: skipped.reason.to_string(),
             }),
         }
@@ -80,6 +80,7 @@ pub fn check(store: &Store) -> Report {
             });
         }
     }
+    report.findings.extend(forgotten_yet_present(&view));
     for (path, reason) in view.tombstone_problems {
         report.findings.push(Finding {
             rel_path: path
@@ -95,6 +96,43 @@ pub fn check(store: &Store) -> Report {
         .findings
         .sort_by(|a, b| a.rel_path.cmp(&b.rel_path).then(a.line.cmp(&b.line)));
     report
+}
+
+/// A conflicted file's finding points at its first conflict marker.
+fn first_marker_line(reason: &SkipReason) -> Option<usize> {
+    match reason {
+        SkipReason::Conflicted(lines) => lines.first().copied(),
+        _ => None,
+    }
+}
+
+/// Records that are also forgotten: a merge of a forget on one branch with
+/// an edit on another, where the person resolving it kept the edit. The
+/// edit wins (the files are the truth; an edit is work a forget cannot
+/// bring back, a forget is one command to repeat), but someone meant it
+/// gone, so it is reported until one of the two is removed.
+fn forgotten_yet_present(view: &StoreView) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for summary in &view.summaries {
+        let key = crate::id::id_key(&summary.id);
+        if let Some(tomb) = view
+            .tombstones
+            .iter()
+            .find(|t| crate::id::id_key(&t.id) == key)
+        {
+            found.push(Finding {
+                rel_path: summary.rel_path.clone(),
+                line: None,
+                severity: Severity::Warning,
+                message: format!(
+                    "also forgotten on {} (a tombstone in .tombstones/): a merge kept an edit of a forgotten record; keep it by deleting its tombstone, or `memctl forget {}` again",
+                    tomb.forgotten_at.strftime("%Y-%m-%d"),
+                    summary.id
+                ),
+            });
+        }
+    }
+    found
 }
 
 /// How `MEMORY.md` differs from what memctl would generate from the records
@@ -318,5 +356,60 @@ mod tests {
                 .all(|(_, m)| !m.contains("QWERTY") && !m.contains("hunter2")),
             "{secrets:?}"
         );
+    }
+
+    /// Issue 9: a record a merge left conflict markers in was listed in
+    /// MEMORY.md with a description read from half of it.
+    #[test]
+    fn conflicted_record_is_reported_at_its_first_marker_and_left_out_of_the_catalog() {
+        let (dir, store) = store_with_record();
+        fs::write(
+            dir.path().join("beta.md"),
+            "---\nname: beta\n<<<<<<< HEAD\ndescription: Ours\n=======\ndescription: Theirs\n>>>>>>> other\n---\nBody.\n",
+        )
+        .unwrap();
+        let report = check(&store);
+        let beta: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.rel_path.as_os_str() == "beta.md")
+            .collect();
+        assert_eq!(beta.len(), 1, "{beta:?}");
+        assert_eq!(beta[0].line, Some(3));
+        assert!(
+            beta[0].message.contains("lines 3, 5, 7"),
+            "{}",
+            beta[0].message
+        );
+        let view = StoreView::load(&store);
+        assert_eq!(view.summaries.len(), 1);
+        assert!(
+            !catalog::render(&view.summaries, Budget::default())
+                .text
+                .contains("beta")
+        );
+    }
+
+    /// Issue 9: a merge that kept an edit of a record forgotten on the other
+    /// branch left both the record and its tombstone, silently.
+    #[test]
+    fn record_kept_by_a_merge_beside_its_tombstone_is_reported() {
+        let (dir, store) = store_with_record();
+        let tomb = crate::tombstone::Tombstone {
+            id: "alpha".into(),
+            forgotten_at: jiff::Timestamp::UNIX_EPOCH,
+            reason: None,
+            content_hash: "0".repeat(64),
+        };
+        crate::tombstone::write(dir.path(), &tomb).unwrap();
+        let report = check(&store);
+        let found: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.message.contains("also forgotten"))
+            .collect();
+        assert_eq!(found.len(), 1, "{:?}", report.findings);
+        assert_eq!(found[0].rel_path, PathBuf::from("alpha.md"));
+        assert_eq!(found[0].severity, Severity::Warning);
     }
 }

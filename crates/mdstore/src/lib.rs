@@ -23,6 +23,7 @@ assert_eq!(record.body, "Use pytest.\n");
 pub mod atomic;
 pub mod catalog;
 pub mod check;
+pub mod conflict;
 pub mod edit;
 pub mod escape;
 pub mod frontmatter;

@@ -60,6 +60,17 @@ pub enum SkipReason {
     NulByte(usize),
     #[error("cannot be read: {0}")]
     Unreadable(String),
+    /// The 1-based lines of git's conflict markers.
+    #[error("an unresolved git merge conflict (markers at lines {}): resolve it, then `git add` it; `memctl show` prints both sides, and memctl neither lists nor rewrites it meanwhile", join_lines(.0))]
+    Conflicted(Vec<usize>),
+}
+
+fn join_lines(lines: &[usize]) -> String {
+    lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A file skipped by [`Store::walk`] or [`Store::read_record`].
@@ -346,6 +357,9 @@ impl Store {
             .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
         bytes.truncate(filled);
         let prefix_is_whole = filled < HEADER_PREFIX_BYTES;
+        // A conflict in the header (every write changes `revision`) shows in
+        // the prefix; one deeper in a long body is found by whole reads.
+        refuse_conflicted(&String::from_utf8_lossy(&bytes)).map_err(skipped)?;
         if prefix_is_whole {
             // The whole file is at hand: judge it as a whole read would.
             decode(&bytes).map_err(skipped)?;
@@ -491,9 +505,21 @@ fn read_capped(path: &Path, expected: u64, cap: usize) -> io::Result<Vec<u8>> {
 
 fn decode(bytes: &[u8]) -> Result<&str, SkipReason> {
     let text = std::str::from_utf8(bytes).map_err(|e| SkipReason::NotUtf8(e.valid_up_to()))?;
-    match text.find('\0') {
-        Some(offset) => Err(SkipReason::NulByte(offset)),
-        None => Ok(text),
+    if let Some(offset) = text.find('\0') {
+        return Err(SkipReason::NulByte(offset));
+    }
+    refuse_conflicted(text)?;
+    Ok(text)
+}
+
+/// A file a merge left conflict markers in holds two versions of a record,
+/// neither of which is the record yet (SPEC §11).
+fn refuse_conflicted(text: &str) -> Result<(), SkipReason> {
+    let lines = crate::conflict::marker_lines(text);
+    if lines.is_empty() {
+        Ok(())
+    } else {
+        Err(SkipReason::Conflicted(lines))
     }
 }
 

@@ -110,8 +110,10 @@ pub enum Command {
     Show(ShowArgs),
     /// Edit one record in $EDITOR; the result is validated before it is saved
     Edit(EditArgs),
+    /// A record's revisions from git, forgotten ones included
+    Log(LogArgs),
     /// Lint every record; exit 1 on problems (fit for a pre-commit hook)
-    Check,
+    Check(CheckArgs),
     /// Stores, record counts, index state, watcher and MEMORY.md budget
     Status,
     /// Search records: free text, "phrases", +must, -not, prefix*, type:, tag:, scope:
@@ -170,6 +172,9 @@ pub struct RememberArgs {
     /// Show the plan; write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
     /// Read candidates from a JSON file (or - for standard input)
     #[arg(long, value_name = "FILE", conflicts_with_all = ["name", "record_type", "description", "body", "expires", "tags", "expect_revision"])]
     pub from_json: Option<String>,
@@ -197,6 +202,9 @@ pub struct ExtractArgs {
     /// Show the plan; write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
     /// Report each candidate's outcome as JSON
     #[arg(long)]
     pub json: bool,
@@ -213,6 +221,9 @@ pub struct ForgetArgs {
     /// Forget without asking
     #[arg(long, short)]
     pub yes: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
 }
 
 #[derive(Debug, Args)]
@@ -233,6 +244,15 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct EditArgs {
     pub id: String,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// The record's id; a forgotten record's too
+    pub id: String,
 }
 
 #[derive(Debug, Args)]
@@ -250,6 +270,13 @@ pub struct SearchArgs {
     /// The query
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Check only this store (a project's pre-commit hook: workspace)
+    #[arg(long, value_enum)]
+    pub scope: Option<SearchScope>,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,8 @@ argument parsing, prompts, output and exit codes (SPEC §10).
 mod cli;
 mod cmd;
 mod failure;
+mod freshen;
+mod git;
 mod index_hook;
 mod mcp;
 mod model_cmd;
@@ -63,6 +65,23 @@ fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
     let global = &cli.global;
+    // After a merge, checkout or pull, MEMORY.md catches up with the records
+    // before a command uses them. `check` and `status` report on the store
+    // as it is, and `init` regenerates it anyway.
+    if matches!(
+        cli.command,
+        Command::Remember(_)
+            | Command::Forget(_)
+            | Command::List(_)
+            | Command::Show(_)
+            | Command::Edit(_)
+            | Command::Search(_)
+            | Command::Extract(_)
+            | Command::Mcp
+    ) && let Ok(stores) = stores::read_stores(global)
+    {
+        freshen::catalogs(&stores, ui);
+    }
     match cli.command {
         Command::Init(args) => cmd::admin::init(global, ui, args),
         Command::Remember(args) => cmd::remember::run(global, ui, args),
@@ -70,7 +89,8 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::List(args) => cmd::read::list(global, ui, args),
         Command::Show(args) => cmd::read::show(global, ui, args),
         Command::Edit(args) => cmd::edit::run(global, ui, args),
-        Command::Check => cmd::admin::check(global, ui),
+        Command::Log(args) => git::log::run(global, ui, args),
+        Command::Check(args) => cmd::admin::check(global, ui, args),
         Command::Status => cmd::admin::status(global, ui),
         Command::Completions(args) => cmd::admin::completions(args),
         Command::Search(args) => cmd::search::search(global, ui, args),

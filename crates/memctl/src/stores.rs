@@ -222,5 +222,6 @@ pub fn create(scope: Scope, dir: &Path, ui: &Ui) -> anyhow::Result<ScopedStore> 
         scope.as_str(),
         dir.display()
     ));
+    crate::git::attributes::ensure_in_repo(ui, store.root());
     Ok(ScopedStore { scope, store })
 }

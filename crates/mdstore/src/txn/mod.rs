@@ -168,6 +168,13 @@ impl<'s> Transaction<'s> {
         &self.view
     }
 
+    /// Asks [`Transaction::commit`] to regenerate `MEMORY.md` though nothing
+    /// was written: after a merge, checkout or pull changed the records
+    /// under it, the next command brings it up to date under the lock.
+    pub fn refresh_catalog(&mut self) {
+        self.refresh_catalog = true;
+    }
+
     /// Classifies `candidate` against the store as it is now. A NOOP asks
     /// for `MEMORY.md` to be checked at commit: a re-run is how a person
     /// repairs one that an earlier write could not update.

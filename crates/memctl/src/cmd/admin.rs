@@ -10,7 +10,7 @@ use mdstore::store::CATALOG_FILE;
 use mdstore::view::StoreView;
 use mdstore::{Severity, Store, catalog};
 
-use crate::cli::{Cli, CompletionsArgs, GlobalArgs, InitArgs};
+use crate::cli::{CheckArgs, Cli, CompletionsArgs, GlobalArgs, InitArgs, SearchScope};
 use crate::failure::{Exit, Failure};
 use crate::index_hook;
 use crate::stores::{self, Scope, WORKSPACE_DIR};
@@ -38,6 +38,7 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     let view = StoreView::load(&store);
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     note_preserved(ui, &catalog);
+    crate::git::attributes::ensure_in_repo(ui, store.root());
     let what = if global.global { "global" } else { "workspace" };
     if existed {
         ui.note(&format!(
@@ -71,8 +72,14 @@ pub fn note_preserved_at(ui: &Ui, kept: &Path) {
     ));
 }
 
-pub fn check(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
+    let mut stores = stores::read_stores(global)?;
+    // A project's hook checks the project's store, not its author's global one.
+    match args.scope {
+        Some(SearchScope::Workspace) => stores.retain(|s| s.scope == Scope::Workspace),
+        Some(SearchScope::Global) => stores.retain(|s| s.scope == Scope::Global),
+        Some(SearchScope::All) | None => {}
+    }
     if stores.is_empty() {
         return Err(Failure::bad_input("no store to check here")
             .with_hint("run it inside a project with a `.memory/` folder, or pass --store DIR")

@@ -81,6 +81,13 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
     committed.catalog.context(
         "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
+    crate::git::commit::after_write(
+        ui,
+        store.root(),
+        args.commit,
+        &crate::git::commit::message("edit", std::slice::from_ref(&record.id)),
+        &committed.changed,
+    );
     Ok(Exit::Ok)
 }
 

@@ -8,6 +8,7 @@ use mdstore::{Store, Summary};
 
 use crate::cli::{ForgetArgs, GlobalArgs};
 use crate::failure::{Exit, Failure};
+use crate::git;
 use crate::index_hook;
 use crate::stores::{self, Scope, WriteTarget};
 use crate::ui::{self, Ui};
@@ -91,6 +92,14 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     committed.catalog.context(
         "the records are forgotten, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
+    let ids: Vec<String> = targets.iter().map(|s| s.id.clone()).collect();
+    git::commit::after_write(
+        ui,
+        store.root(),
+        args.commit,
+        &git::commit::message("forget", &ids),
+        &committed.changed,
+    );
     Ok(Exit::Ok)
 }
 
@@ -103,6 +112,17 @@ fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<V
         if let Some(summary) = view.find(id) {
             targets.push(summary.clone());
             continue;
+        }
+        if let Some(entry) = store.find(id)
+            && let Err(skipped) = store.read_record(&entry.rel_path)
+        {
+            return Err(Failure::bad_input(format!(
+                "{}: {}",
+                ui::shown_path(&store.root().join(&skipped.rel_path)),
+                skipped.reason
+            ))
+            .with_hint("nothing was forgotten; memctl forgets only a file it can read as a record")
+            .into());
         }
         let hint = match mdstore::tombstone::find_match(&view.tombstones, id, "") {
             Some(t) => format!(

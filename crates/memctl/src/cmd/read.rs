@@ -3,7 +3,7 @@
 use mdstore::id::id_key;
 use mdstore::store::id_from_rel_path;
 use mdstore::view::StoreView;
-use mdstore::{Record, RecordType, Skipped, Store, Summary, WalkItem};
+use mdstore::{Record, RecordType, SkipReason, Skipped, Store, Summary, WalkItem, conflict};
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, ListArgs, ShowArgs};
@@ -72,6 +72,15 @@ pub(crate) fn summary_json(scoped: &ScopedStore, s: &Summary) -> serde_json::Val
 /// Why a file named like a record is not shown.
 const NOT_A_RECORD_HINT: &str = "a file or link by that name is there, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
 
+fn not_a_record_hint(reason: &SkipReason) -> &'static str {
+    match reason {
+        SkipReason::Conflicted(_) => {
+            "edit the file to keep what each side should, remove the markers, then `git add` it"
+        }
+        _ => NOT_A_RECORD_HINT,
+    }
+}
+
 /// The most characters of an argument echoed in an error message.
 const MESSAGE_NAME_CHARS: usize = 40;
 
@@ -119,7 +128,7 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
                     ui::shown_path(&scoped.store.root().join(&s.rel_path)),
                     s.reason
                 ))
-                .with_hint(NOT_A_RECORD_HINT)
+                .with_hint(not_a_record_hint(&s.reason))
             })?;
             return Ok((scoped.clone(), record));
         }
@@ -133,7 +142,7 @@ pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore
             ui::shown_path(&scoped.store.root().join(&skipped.rel_path)),
             skipped.reason
         ))
-        .with_hint(NOT_A_RECORD_HINT)
+        .with_hint(not_a_record_hint(&skipped.reason))
         .into());
     }
     Err(Failure::bad_input(format!(
@@ -180,6 +189,9 @@ pub(crate) fn record_json(scoped: &ScopedStore, record: &Record) -> serde_json::
 }
 
 pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
+    if let Some(exit) = show_conflicted(global, ui, &args)? {
+        return Ok(exit);
+    }
     let (scoped, record) = find_record(global, &args.id)?;
     let path = scoped.store.root().join(&record.rel_path);
     if args.json {
@@ -199,4 +211,60 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
     // The file as it is, but never a raw terminal escape (SPEC §2).
     ui::print(&ui::shown_file(&text))?;
     Ok(Exit::Ok)
+}
+
+/// `show` of a record a merge left conflict markers in: both versions, so
+/// that the person resolving it sees what each side says. `None` when `id`
+/// is not such a file.
+fn show_conflicted(global: &GlobalArgs, ui: &Ui, args: &ShowArgs) -> anyhow::Result<Option<Exit>> {
+    for scoped in stores::read_stores(global)? {
+        let Some(entry) = scoped.store.find(&args.id) else {
+            continue;
+        };
+        let Err(Skipped {
+            reason: SkipReason::Conflicted(lines),
+            ..
+        }) = scoped.store.read_record(&entry.rel_path)
+        else {
+            return Ok(None);
+        };
+        let path = scoped.store.root().join(&entry.rel_path);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
+        let Some((ours, theirs)) = conflict::sides(&text) else {
+            return Ok(None);
+        };
+        if args.json {
+            ui::print_json(&json!({
+                "id": entry.id,
+                "scope": scoped.scope.as_str(),
+                "path": path,
+                "conflict": {
+                    "marker_lines": lines,
+                    "ours": {"label": ours.label, "text": ours.text},
+                    "theirs": {"label": theirs.label, "text": theirs.text},
+                },
+            }))?;
+            return Ok(Some(Exit::Ok));
+        }
+        ui.warn(&format!(
+            "{}: {}",
+            ui::shown_path(&path),
+            SkipReason::Conflicted(lines)
+        ));
+        let mut out = String::new();
+        for (side, version) in [("ours", &ours), ("theirs", &theirs)] {
+            out += &ui.paint(
+                Style::Dim,
+                &format!("# {side} ({})\n", ui::shown(&version.label)),
+            );
+            out += &ui::shown_file(&version.text);
+            if !version.text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        ui::print(&out)?;
+        return Ok(Some(Exit::Ok));
+    }
+    Ok(None)
 }

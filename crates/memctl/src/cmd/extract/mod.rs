@@ -98,6 +98,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Ex
         force: false,
         yes: args.yes,
         dry_run: args.dry_run,
+        commit: args.commit,
         from_json: Some(shown.clone()),
         json: args.json,
         body: None,

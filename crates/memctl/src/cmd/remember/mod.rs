@@ -193,7 +193,34 @@ pub fn run_batch(
     }
     let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
     let exit = output::report(ui, &items, &roots, args, &catalog_failures)?;
+    for (scope, scoped) in &targets.store_of {
+        if let Some((message, paths)) = saved_in(&items, *scope) {
+            let store = &created.get(scope).unwrap_or(scoped).store;
+            crate::git::commit::after_write(ui, store.root(), args.commit, &message, &paths);
+        }
+    }
     Ok((exit, items.iter().map(output::status_name).collect()))
+}
+
+/// What was saved in `scope`'s store, for a commit: its message
+/// (`remember: add a, b; update c`) and the files.
+fn saved_in(items: &[Item], scope: Scope) -> Option<(String, Vec<PathBuf>)> {
+    let (mut added, mut updated, mut paths) = (Vec::new(), Vec::new(), Vec::new());
+    for item in items.iter().filter(|i| i.scope == scope) {
+        if let (Some(Outcome::Saved { .. }), Some(plan)) = (&item.outcome, &item.plan) {
+            paths.push(plan.rel_path.clone());
+            match plan.operation {
+                Operation::Add => added.push(plan.id.clone()),
+                _ => updated.push(plan.id.clone()),
+            }
+        }
+    }
+    let parts: Vec<String> = [("add", added), ("update", updated)]
+        .into_iter()
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(verb, ids)| format!("{verb} {}", crate::git::commit::names(&ids)))
+        .collect();
+    (!parts.is_empty()).then(|| (format!("remember: {}", parts.join("; ")), paths))
 }
 
 /// The run's candidates, each with its store. A JSON candidate that cannot

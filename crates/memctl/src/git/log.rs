@@ -1,0 +1,154 @@
+//! `memctl log ID`: a record's revisions from git (SPEC §9, docs/GIT.md).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use mdstore::Store;
+use mdstore::guard::secrets;
+use mdstore::id::id_key;
+use mdstore::tombstone::{self, Tombstone};
+
+use super::{GitError, Repo};
+use crate::cli::{GlobalArgs, LogArgs};
+use crate::failure::{Exit, Failure};
+use crate::stores::{self, ScopedStore};
+use crate::ui::{self, Ui};
+
+/// One revision: its short hash, ISO date, author, whole message indented,
+/// then the change as a patch.
+const FORMAT: &str = "--format=tformat:commit %h%nDate:   %ad%nAuthor: %an <%ae>%n%n%w(0,4,4)%B";
+
+pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(global)?;
+    let Some(scoped) = pick_store(&stores, &args.id) else {
+        return Err(Failure::bad_input("no store here to show the history of")
+            .with_hint("run it inside a project with a `.memory/` folder, or pass --store DIR")
+            .into());
+    };
+    let store = &scoped.store;
+    let Some(_repo) = Repo::find(store.root())? else {
+        return Err(Failure::bad_input(format!(
+            "the {} store {} is not in a git repository, so it has no history to show",
+            scoped.scope.as_str(),
+            ui::shown_path(store.root())
+        ))
+        .with_hint("keep the store in a git repository (`git init`, then commit it) to have one")
+        .into());
+    };
+    let paths = history_paths(store, &args.id);
+    let mut command: Vec<OsString> = [
+        "-c",
+        "core.quotepath=off",
+        "log",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--date=iso-strict",
+        FORMAT,
+        "--patch",
+        "--",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    command.extend(paths.iter().map(|p| p.as_os_str().to_os_string()));
+    let output = super::run(store.root(), &command).map_err(git_failure)?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if text.trim().is_empty() {
+        ui.error(
+            &format!(
+                "no commit touches {} in {}",
+                mdstore::escape::for_message(&args.id, 40),
+                ui::shown_path(store.root())
+            ),
+            Some("a record has history once it is committed (`memctl remember --commit`, or `git commit`)"),
+        );
+        return Ok(Exit::NothingOrProblems);
+    }
+    // Commit messages and diffs are other people's text: no raw escapes,
+    // and no secret an old revision held (SPEC §6: memctl echoes none).
+    ui::print(&ui::shown_file(&hide_secret_lines(&text)))?;
+    Ok(Exit::Ok)
+}
+
+/// `text` with each line that holds a secret replaced by a note naming the
+/// rule; a diff line keeps its `+`, `-` or space.
+fn hide_secret_lines(text: &str) -> String {
+    let found = secrets::find_secrets(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (at, line) in text.lines().enumerate() {
+        match found.iter().find(|f| f.line == at + 1) {
+            Some(finding) => {
+                let prefix = line.chars().next().filter(|c| matches!(c, '+' | '-' | ' '));
+                out.extend(prefix);
+                out += &format!(
+                    "<a line hidden: it looks like it holds a secret (rule {})>",
+                    finding.rule
+                );
+            }
+            None => out += line,
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn git_failure(e: GitError) -> anyhow::Error {
+    Failure::new(Exit::Internal, e.to_string())
+        .with_hint("is git installed and on PATH?")
+        .into()
+}
+
+/// The store that has `id` as a record or a tombstone, workspace first;
+/// else the first store (its history may still know a file removed by hand).
+fn pick_store<'a>(stores: &'a [ScopedStore], id: &str) -> Option<&'a ScopedStore> {
+    stores
+        .iter()
+        .find(|s| s.store.find(id).is_some() || !tombstones_of(&s.store, id).is_empty())
+        .or_else(|| stores.first())
+}
+
+/// The tombstones of `id`'s key.
+fn tombstones_of(store: &Store, id: &str) -> Vec<Tombstone> {
+    let key = id_key(id);
+    tombstone::load_all(store.root())
+        .0
+        .into_iter()
+        .filter(|t| id_key(&t.id) == key)
+        .collect()
+}
+
+/// The paths, relative to the store, whose history is the record's: its
+/// file as it is now, as it was when forgotten, as the argument names it,
+/// and its tombstones (the forget's commit).
+fn history_paths(store: &Store, id: &str) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if let Some(entry) = store.find(id) {
+        paths.push(entry.rel_path);
+    }
+    let tombs = tombstones_of(store, id);
+    for tomb in &tombs {
+        paths.push(PathBuf::from(format!("{}.md", tomb.id)));
+    }
+    paths.push(PathBuf::from(format!("{id}.md")));
+    let main = tombstone::tombstone_path(Path::new(""), id);
+    let stem = main
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Ok(entries) = std::fs::read_dir(store.root().join(tombstone::TOMBSTONE_DIR)) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("{stem}~")) {
+                paths.push(PathBuf::from(tombstone::TOMBSTONE_DIR).join(name));
+            }
+        }
+    }
+    paths.push(main);
+    paths.sort();
+    paths.dedup();
+    paths
+}

@@ -1,0 +1,154 @@
+//! memctl and git (docs/GIT.md): the store's repository, found and driven
+//! through the `git` command line, so that the user's own configuration,
+//! hooks, credentials and version of git apply, and no git library is
+//! built into memctl.
+
+pub mod attributes;
+pub mod commit;
+pub mod log;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Why git could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("cannot run git: {0}")]
+    NotRunnable(std::io::Error),
+    #[error("`git {command}` failed: {stderr}")]
+    Failed { command: String, stderr: String },
+}
+
+/// The repository a store folder is in. Every git command runs in the
+/// store's folder, so that `.` is the store and no path needs quoting.
+#[derive(Clone, Debug)]
+pub struct Repo {
+    /// This worktree's own git folder (a linked worktree has its own), where
+    /// a merge or rebase in progress leaves its state.
+    pub git_dir: PathBuf,
+}
+
+/// A git command run in `dir`: no pager, no prompt for credentials, and
+/// `--literal-pathspecs`, so that an id like `*` or `:x` names itself.
+pub(crate) fn git(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(dir)
+        .arg("--literal-pathspecs")
+        .arg("--no-pager")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs git in `dir` with `args`; an error unless it exits 0.
+pub fn run<I, S>(dir: &Path, args: I) -> Result<Output, GitError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<S> = args.into_iter().collect();
+    let output = git(dir)
+        .args(&args)
+        .output()
+        .map_err(GitError::NotRunnable)?;
+    if output.status.success() {
+        return Ok(output);
+    }
+    Err(GitError::Failed {
+        command: args
+            .iter()
+            .map(|a| a.as_ref().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
+        stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+    })
+}
+
+/// The git folder of the repository `dir` is in, found on disk without
+/// running git (a command's start must stay cheap): the nearest `.git`
+/// folder above, or the folder a `.git` file (a linked worktree, a
+/// submodule) points to.
+pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        let dot_git = ancestor.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some(dot_git);
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text.strip_prefix("gitdir:")?.trim();
+        return Some(ancestor.join(target));
+    }
+    None
+}
+
+impl Repo {
+    /// The repository `store_root` is in; `Ok(None)` outside one.
+    pub fn find(store_root: &Path) -> Result<Option<Repo>, GitError> {
+        let output = match run(store_root, ["rev-parse", "--absolute-git-dir"]) {
+            Ok(output) => output,
+            Err(GitError::Failed { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let git_dir = String::from_utf8_lossy(&output.stdout)
+            .trim_end_matches(['\n', '\r'])
+            .to_string();
+        Ok(Some(Repo {
+            git_dir: PathBuf::from(git_dir),
+        }))
+    }
+
+    /// The operation the worktree is in the middle of, if any: a commit
+    /// then would record a half-done merge or land inside a rebase.
+    pub fn in_progress(&self) -> Option<&'static str> {
+        const STATES: [(&str, &str); 6] = [
+            ("MERGE_HEAD", "a merge"),
+            ("rebase-merge", "a rebase"),
+            ("rebase-apply", "a rebase or `git am`"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick"),
+            ("REVERT_HEAD", "a revert"),
+            ("BISECT_LOG", "a bisect"),
+        ];
+        STATES
+            .iter()
+            .find(|(file, _)| self.git_dir.join(file).exists())
+            .map(|(_, what)| *what)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 9: a commit in the middle of a rebase or cherry-pick would land
+    /// inside it; each state git leaves is recognised.
+    #[test]
+    fn mid_rebase_and_mid_cherry_pick_are_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo {
+            git_dir: dir.path().to_path_buf(),
+        };
+        assert_eq!(repo.in_progress(), None);
+        std::fs::write(dir.path().join("CHERRY_PICK_HEAD"), "x").unwrap();
+        assert_eq!(repo.in_progress(), Some("a cherry-pick"));
+        std::fs::create_dir(dir.path().join("rebase-merge")).unwrap();
+        assert_eq!(repo.in_progress(), Some("a rebase"));
+    }
+
+    #[test]
+    fn linked_worktree_git_file_leads_to_its_git_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dir.path().join("wt");
+        std::fs::create_dir_all(worktree.join(".memory")).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+        assert_eq!(
+            git_dir_of(&worktree.join(".memory")),
+            Some(worktree.join("../main/.git/worktrees/wt"))
+        );
+    }
+}
