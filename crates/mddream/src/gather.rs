@@ -23,8 +23,7 @@ use jiff::Timestamp;
 use crate::plan::{Origin, Plan};
 use crate::records::DreamRecord;
 
-pub use near::{NEAR_THRESHOLD, similarity};
-pub use terms::normalise_fact;
+pub use near::NEAR_THRESHOLD;
 
 /// How gathering decides what is alike.
 #[derive(Clone, Debug)]
@@ -101,10 +100,21 @@ pub(crate) fn changed_at(record: &DreamRecord) -> Option<Timestamp> {
     }
 }
 
-/// Record ids for a reason, escaped and cut.
+/// Record ids for a reason, escaped and cut: at most `MAX_LISTED`, then
+/// how many more (a reason is kept in a tombstone and has a length limit).
 pub(crate) fn id_list<'a>(ids: impl IntoIterator<Item = &'a DreamRecord>) -> String {
-    ids.into_iter()
+    let ids: Vec<String> = ids
+        .into_iter()
         .map(|r| mdstore::escape::for_message(&r.record.id, 80))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    if ids.len() <= MAX_LISTED {
+        return ids.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        ids[..MAX_LISTED].join(", "),
+        ids.len() - MAX_LISTED
+    )
 }
+
+const MAX_LISTED: usize = 5;

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use mdstore::guard::secrets::find_secrets;
 
 use crate::gather::changed_at;
-use crate::gather::terms::{normalise_fact, record_text};
+use crate::gather::terms::record_text;
 use crate::plan::{Finding, NewRecord, Operation};
 use crate::records::DreamRecord;
 
@@ -80,15 +80,17 @@ pub(crate) fn merge(
 }
 
 /// The first record's body as written, then every line of the others
-/// whose fact it does not hold yet.
+/// whose fact is not already there. Lines are compared by [`line_key`],
+/// never looser than validation's facts, so a line whose fact is new is
+/// never left out.
 fn union_body(records: &[DreamRecord], order: &[usize]) -> String {
     let first = &records[order[0]].record.body;
-    let mut seen: HashSet<String> = first.lines().map(normalise_fact).collect();
+    let mut seen: HashSet<String> = first.lines().map(line_key).collect();
     let mut body = first.clone();
     for &i in &order[1..] {
         for line in records[i].record.body.lines() {
-            let fact = normalise_fact(line);
-            if fact.is_empty() || !seen.insert(fact) {
+            let key = line_key(line);
+            if key.is_empty() || !seen.insert(key) {
                 continue;
             }
             if !body.is_empty() && !body.ends_with('\n') {
@@ -99,6 +101,37 @@ fn union_body(records: &[DreamRecord], order: &[usize]) -> String {
         }
     }
     body
+}
+
+/// A line as validation compares facts (DREAM-API): trimmed, heading,
+/// quote and bullet markers and emphasis at word edges removed, spacing
+/// collapsed, lower case, without a closing full stop. Deliberately no
+/// looser: backticks, numbering and compatibility forms stay.
+fn line_key(line: &str) -> String {
+    let mut text = line.trim().trim_start_matches(['#', '>']).trim_start();
+    for marker in ["- ", "* ", "+ "] {
+        if let Some(rest) = text.strip_prefix(marker) {
+            text = rest.trim_start();
+            break;
+        }
+    }
+    let words: Vec<String> = text
+        .split_whitespace()
+        .filter_map(|word| {
+            let end = word
+                .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
+                .len();
+            let (core, punctuation) = word.split_at(end);
+            let core = core.trim_matches(['*', '_']).replace("**", "");
+            let word = format!("{core}{punctuation}");
+            (!word.is_empty()).then_some(word)
+        })
+        .collect();
+    words
+        .join(" ")
+        .to_lowercase()
+        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+        .to_string()
 }
 
 fn union_tags(records: &[DreamRecord], members: &[usize]) -> Vec<String> {

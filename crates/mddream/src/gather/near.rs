@@ -57,13 +57,8 @@ static SEEDS: std::sync::LazyLock<[u64; SIGNATURE_LEN]> = std::sync::LazyLock::n
     seeds
 });
 
-/// The exact Jaccard similarity of two texts' shingles, and whether they
-/// hold the same values: what decides a candidate pair.
-pub fn similarity(a: &str, b: &str) -> (f64, bool) {
-    let (a, b) = (Compared::of(a), Compared::of(b));
-    (jaccard(&a.shingles, &b.shingles), a.values == b.values)
-}
-
+/// What a candidate pair is judged on: its terms and term pairs, and its
+/// values.
 struct Compared {
     shingles: Vec<u64>,
     values: BTreeSet<String>,

@@ -25,7 +25,7 @@ pub(crate) fn record_text(record: &DreamRecord) -> String {
 /// One body line as a fact: NFKC, trimmed, case-folded, whitespace
 /// collapsed, without heading, quote and list markers, checkboxes or
 /// emphasis. Empty when the line holds no text.
-pub fn normalise_fact(line: &str) -> String {
+pub(crate) fn normalise_fact(line: &str) -> String {
     let text = normalize(line);
     let mut rest = text.trim();
     loop {
@@ -341,4 +341,60 @@ pub(crate) fn mix(mut x: u64) -> u64 {
     x ^= x >> 27;
     x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_lose_markers_emphasis_case_and_spacing() {
+        assert_eq!(
+            normalise_fact("  - Use **pnpm**,   NEVER `npm`. "),
+            "use pnpm, never npm."
+        );
+        assert_eq!(normalise_fact("1. [x] _done_ ~~old~~"), "done old");
+        assert_eq!(normalise_fact("## ＰＮＰＭ only"), "pnpm only");
+        assert_eq!(
+            normalise_fact("snake_case_name stays"),
+            "snake_case_name stays"
+        );
+        assert_eq!(normalise_fact(" \t "), "");
+    }
+
+    #[test]
+    fn values_are_numbers_paths_identifiers_and_names_inside_a_sentence() {
+        let terms = Terms::of(
+            "We use Node 18 and Postgres.\nConfig in /etc/app.toml, `pnpm` too. Tests pass.",
+        );
+        assert_eq!(
+            terms.values(),
+            vec!["Node", "18", "Postgres", "etc/app.toml", "pnpm"]
+        );
+        assert_eq!(
+            terms.masked(),
+            vec![
+                "we", "use", VALUE_MARK, VALUE_MARK, "and", VALUE_MARK, "config", "in", VALUE_MARK,
+                VALUE_MARK, "too", "test", "pass"
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_text_is_bigrams_and_its_numbers_are_values() {
+        let terms = Terms::of("部署冻结到3月1日");
+        assert_eq!(terms.values(), vec!["3", "1"]);
+        assert_eq!(
+            terms.masked(),
+            vec![
+                "部署", "署冻", "冻结", "结到", VALUE_MARK, "月", VALUE_MARK, "日"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_capital_after_a_bullet_or_dash_still_starts_a_sentence() {
+        assert!(Terms::of("- Always rebase").values().is_empty());
+        assert_eq!(Terms::of("Ask — Alice decides").values(), vec!["Alice"]);
+    }
 }
