@@ -661,3 +661,70 @@ fn near_pairs_fixture_merges_no_different_fact() {
         "recall fell to {merged}/{duplicates}"
     );
 }
+
+#[test]
+fn a_terminal_escape_in_a_corrected_value_is_quoted_escaped() {
+    let plan = plan_of(&[
+        (
+            "old.md",
+            record(
+                "old",
+                "project",
+                "user",
+                "2026-01-10T00:00:00Z",
+                "Node version",
+                "We use Node 18\u{1b}[2J for every service.\n",
+            ),
+        ),
+        (
+            "new.md",
+            record(
+                "new",
+                "project",
+                "user",
+                "2026-04-02T00:00:00Z",
+                "Node version",
+                "We use Node 22\u{1b}[2J for every service.\n",
+            ),
+        ),
+    ]);
+    assert_eq!(plan.operations.len(), 1, "{plan:#?}");
+    let reason = plan.operations[0].reason();
+    assert!(!reason.chars().any(char::is_control), "{reason:?}");
+    assert!(reason.contains(r"\x1b"), "{reason:?}");
+}
+
+#[test]
+fn a_huge_value_is_cut_in_the_reason() {
+    let (a, b) = ("1".repeat(5_000), "2".repeat(5_000));
+    let plan = plan_of(&[
+        (
+            "old.md",
+            record(
+                "old",
+                "project",
+                "user",
+                "2026-01-10T00:00:00Z",
+                "Build number",
+                &format!("The build number is {a} today.\n"),
+            ),
+        ),
+        (
+            "new.md",
+            record(
+                "new",
+                "project",
+                "user",
+                "2026-04-02T00:00:00Z",
+                "Build number",
+                &format!("The build number is {b} today.\n"),
+            ),
+        ),
+    ]);
+    assert_eq!(plan.operations.len(), 1, "{plan:#?}");
+    assert!(
+        plan.operations[0].reason().chars().count() < 400,
+        "{:?}",
+        plan.operations[0].reason()
+    );
+}
