@@ -2,4 +2,5 @@
 //! purpose, in a real store folder, with the expected plan as a snapshot.
 
 mod gather;
+mod gather_safety;
 mod support;
