@@ -58,7 +58,7 @@ pub struct Applied {
 pub enum ApplyError {
     #[error(transparent)]
     Lock(#[from] LockError),
-    #[error("operation {}: {id} changed since the plan was made; nothing was written (run dream again)", .operation + 1)]
+    #[error("operation {}: \"{}\" changed since the plan was made; nothing was written (run dream again)", .operation + 1, mdstore::escape::for_message(.id, 80))]
     Conflict { operation: usize, id: String },
     #[error("operation {}: {reason}; nothing was written", .operation + 1)]
     Refused {

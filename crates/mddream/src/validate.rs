@@ -60,6 +60,9 @@ pub enum Rule {
     /// `superseded_by` names the retired record itself or one the plan
     /// removes.
     Successor,
+    /// A reason that is empty, too long to keep in a tombstone, or holds a
+    /// control character or a secret (tombstones are committed).
+    Reason,
 }
 
 impl Rule {
@@ -81,6 +84,7 @@ impl Rule {
             Rule::RemovalLimit => "removes too many records",
             Rule::EmptyResult => "records go in and no record comes out",
             Rule::Successor => "superseded by a record that does not stay",
+            Rule::Reason => "invalid reason",
         }
     }
 }
@@ -125,6 +129,7 @@ pub fn validate(
     let known = Known::new(records);
     plan_wide::reads_once(plan)?;
     for (index, op) in plan.operations.iter().enumerate() {
+        operation::check_reason(index, op.reason())?;
         operation::check(plan.origin, index, op, &known)?;
     }
     plan_wide::successors_stay(plan)?;

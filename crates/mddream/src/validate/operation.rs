@@ -221,6 +221,32 @@ fn model_keeps_trusted_facts(
     Ok(())
 }
 
+/// Longest reason kept: a tombstone file is read only up to 64 KiB, and a
+/// reason is one line a person reads.
+const MAX_REASON_CHARS: usize = 1_000;
+
+/// A reason goes into tombstones (committed, read by every later write) and
+/// before a person: a line of text, no secret.
+pub(super) fn check_reason(index: usize, reason: &str) -> Result<(), Rejection> {
+    let problem = if reason.trim().is_empty() {
+        Some("an operation says why; this reason is empty".to_string())
+    } else if reason.chars().count() > MAX_REASON_CHARS {
+        Some(format!(
+            "{} characters; at most {MAX_REASON_CHARS}",
+            reason.chars().count()
+        ))
+    } else if reason.chars().any(char::is_control) {
+        Some(format!("{} holds a control character", shown(reason)))
+    } else {
+        mdstore::guard::secrets::secret_note(reason)
+            .map(|note| format!("{note}; it would be kept in a tombstone"))
+    };
+    match problem {
+        Some(detail) => Err(Rejection::new(Rule::Reason, Some(index), detail)),
+        None => Ok(()),
+    }
+}
+
 /// The name rules, then what `remember` checks of a candidate's fields,
 /// then that the record says something. Returns the record's type.
 fn check_new_record(index: usize, new: &NewRecord) -> Result<RecordType, Rejection> {
