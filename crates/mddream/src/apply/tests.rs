@@ -436,3 +436,72 @@ fn empty_plan_locks_nothing_and_writes_nothing() {
     assert_eq!(applied, Applied::default());
     assert_eq!(tree(dir.path()), before);
 }
+
+#[test]
+fn claude_code_memory_folder_dreams_without_losing_a_record_or_the_hand_made_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::create(dir.path()).unwrap();
+    let hand_made = "# Memory index\n\n- [feedback_x](feedback_x.md): use pytest\n- [project_y](project_y.md)\n";
+    let files = [
+        (
+            "feedback_x.md",
+            "---\nname: feedback_x\ndescription: Use pytest\ntype: feedback\n---\nUse pytest, never unittest.\n\n**Why:** CI runs pytest only.\n",
+        ),
+        (
+            "feedback_x2.md",
+            "---\nname: feedback_x2\ndescription: pytest again\ntype: feedback\n---\n- use **pytest**, never unittest\n",
+        ),
+        (
+            "project_y.md",
+            "---\nname: project_y\ndescription: Deploys\ntype: project\n---\nDeploys go out on Tuesdays.\n",
+        ),
+        ("MEMORY.md", hand_made),
+    ];
+    for (name, text) in files {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    let before = loaded(&store);
+    let mut plan = Plan::new(Origin::Rules);
+    plan.operations.push(Operation::Merge {
+        finding: Finding::NearDuplicate,
+        reason: "same preference".to_string(),
+        reads: vec![ws("feedback_x", 1), ws("feedback_x2", 1)],
+        into: NewRecord {
+            name: "feedback_x".to_string(),
+            record_type: "feedback".to_string(),
+            description: "Use pytest".to_string(),
+            body: "Use pytest, never unittest.\n\n**Why:** CI runs pytest only.\n".to_string(),
+            ..NewRecord::default()
+        },
+        drops: Vec::new(),
+    });
+    validate(
+        &plan,
+        &before,
+        &ValidateOptions {
+            max_delete_pct: 25.0,
+        },
+    )
+    .unwrap();
+    apply_to(&store, &plan, &mut Paths::default()).unwrap();
+
+    let after = loaded(&store);
+    let ids: Vec<&str> = after.iter().map(|r| r.record.id.as_str()).collect();
+    assert_eq!(ids, ["feedback_x", "project_y"]);
+    let merged = &after[0].record;
+    assert_eq!(merged.meta.merged_from, ["feedback_x", "feedback_x2"]);
+    assert_eq!(
+        merged.source(),
+        mdstore::Source::User,
+        "the hand-written records' trust is kept"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("MEMORY.md.before-memctl")).unwrap(),
+        hand_made
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("project_y.md")).unwrap(),
+        files[2].1,
+        "a record the plan did not read is untouched"
+    );
+}
