@@ -25,6 +25,7 @@ use mdstore::txn::{ChangeSink, Snapshot, Transaction};
 use mdstore::view::StoreView;
 
 use crate::plan::{Plan, RecordRef, Scope};
+use crate::records::DreamRecord;
 
 /// A store a plan may change, and the index to tell what changed.
 pub struct Target<'a> {
@@ -105,9 +106,33 @@ struct Open<'a> {
 }
 
 /// Applies `plan` (already validated against the records it was made from)
-/// to the `targets` it reads, whole or not at all.
+/// to the `targets` it reads, whole or not at all. A record is "as read"
+/// when its revision is; prefer [`apply_as_read`], which also catches a
+/// hand edit that left the revision as it was.
 pub fn apply<'a>(
     plan: &Plan,
+    targets: &mut [Target<'a>],
+    options: &ApplyOptions,
+) -> Result<Applied, ApplyError> {
+    apply_checked(plan, None, targets, options)
+}
+
+/// [`apply`], and under the lock every record the plan reads must still
+/// hold what `records` (the records the plan was made and validated from)
+/// held: a file edited by hand since (its revision unchanged) is a
+/// conflict, so that a merge never drops a line added meanwhile.
+pub fn apply_as_read<'a>(
+    plan: &Plan,
+    records: &[DreamRecord],
+    targets: &mut [Target<'a>],
+    options: &ApplyOptions,
+) -> Result<Applied, ApplyError> {
+    apply_checked(plan, Some(records), targets, options)
+}
+
+fn apply_checked<'a>(
+    plan: &Plan,
+    records: Option<&[DreamRecord]>,
     targets: &mut [Target<'a>],
     options: &ApplyOptions,
 ) -> Result<Applied, ApplyError> {
@@ -116,6 +141,9 @@ pub fn apply<'a>(
     }
     let mut open = lock_stores(plan, targets, options.lock_timeout)?;
     execute::recheck(plan, &open)?;
+    if let Some(records) = records {
+        execute::recheck_content(plan, records, &open)?;
+    }
     for store in &mut open {
         let (files, folders) = touched::paths(plan, store.scope, &store.txn);
         let snapshot = store

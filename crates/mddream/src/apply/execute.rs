@@ -10,6 +10,7 @@ use mdstore::{RecordType, Source};
 
 use super::{Applied, ApplyError, ApplyOptions, Open};
 use crate::plan::{NewRecord, Operation, Origin, Plan, RecordRef, Scope};
+use crate::records::DreamRecord;
 
 /// The scopes an operation reads or points at.
 pub(super) fn scopes_of(op: &Operation) -> Vec<Scope> {
@@ -81,6 +82,43 @@ pub(super) fn recheck(plan: &Plan, open: &[Open<'_>]) -> Result<(), ApplyError> 
                 }
             }
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Every record read holds what it held when the plan was made: the same
+/// description, type, trust and body.
+pub(super) fn recheck_content(
+    plan: &Plan,
+    records: &[DreamRecord],
+    open: &[Open<'_>],
+) -> Result<(), ApplyError> {
+    for (operation, op) in plan.operations.iter().enumerate() {
+        for read in op.reads() {
+            let was = records
+                .iter()
+                .find(|r| r.scope == read.scope && id_key(&r.record.id) == id_key(&read.id));
+            let now = txn_of(open, read.scope).and_then(|txn| {
+                let summary = txn.view().find(&read.id)?;
+                txn.store().read_record(&summary.rel_path).ok()
+            });
+            let same = match (was, now) {
+                (Some(was), Some(now)) => {
+                    let was = &was.record;
+                    was.body == now.body
+                        && was.meta.description == now.meta.description
+                        && was.meta.record_type == now.meta.record_type
+                        && was.source() == now.source()
+                }
+                _ => false,
+            };
+            if !same {
+                return Err(ApplyError::Conflict {
+                    operation,
+                    id: read.id.clone(),
+                });
+            }
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use mdstore::view::StoreView;
 use proptest::prelude::*;
 
 use super::tests::{Paths, record_text};
-use super::{ApplyOptions, Target, apply};
+use super::{ApplyOptions, Target, apply_as_read};
 use crate::plan::{Finding, NewRecord, Operation, Origin, Plan, RecordRef, Scope};
 use crate::records::{self, DreamRecord};
 use crate::validate::{ValidateOptions, normalize_fact, validate};
@@ -150,7 +150,7 @@ proptest! {
             lock_timeout: std::time::Duration::from_secs(1),
             now: super::tests::NOW.parse().unwrap(),
         };
-        apply(&plan, &mut targets, &options).unwrap();
+        apply_as_read(&plan, &before, &mut targets, &options).unwrap();
 
         let after = records::load(&store, Scope::Workspace);
         prop_assert!(after.broken.is_empty(), "{:?}", after.broken);

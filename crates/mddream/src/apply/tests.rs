@@ -9,7 +9,7 @@ use mdstore::atomic::fault;
 use mdstore::txn::ChangeSink;
 use pretty_assertions::assert_eq;
 
-use super::{Applied, ApplyError, ApplyOptions, Target, apply};
+use super::{Applied, ApplyError, ApplyOptions, Target, apply, apply_as_read};
 use crate::plan::{Finding, NewRecord, Operation, Origin, Plan, RecordRef, Scope};
 use crate::records::{self, DreamRecord};
 use crate::validate::{ValidateOptions, validate};
@@ -504,4 +504,30 @@ fn claude_code_memory_folder_dreams_without_losing_a_record_or_the_hand_made_ind
         files[2].1,
         "a record the plan did not read is untouched"
     );
+}
+
+#[test]
+fn hand_edit_that_kept_the_revision_is_a_conflict_for_apply_as_read() {
+    let (dir, store) = store();
+    let records = loaded(&store);
+    // An editor adds a fact to `b` and leaves `revision: 1` as it was.
+    let edited = record_text(
+        "b",
+        "inferred",
+        "we use **pnpm**.\nLockfile is committed.\n",
+    );
+    fs::write(dir.path().join("b.md"), edited).unwrap();
+    let before = tree(dir.path());
+    let mut sink = Paths::default();
+    let mut targets = [Target {
+        scope: Scope::Workspace,
+        store: &store,
+        sink: &mut sink,
+    }];
+    let error = apply_as_read(&plan(), &records, &mut targets, &options()).unwrap_err();
+    assert!(
+        matches!(&error, ApplyError::Conflict { operation: 0, id } if id == "b"),
+        "{error}"
+    );
+    assert_eq!(tree(dir.path()), before);
 }
