@@ -140,6 +140,9 @@ pub struct Transaction<'s> {
     /// [`Transaction::restore`] left it, current until the next change: a
     /// commit does not write it again.
     settled_catalog: Option<Option<Catalog>>,
+    /// Leftover temporary files are removed before the first write only:
+    /// that walks the whole store, and a dream writes many files.
+    temp_files_cleaned: bool,
     _lock: StoreLock,
 }
 
@@ -160,6 +163,7 @@ impl<'s> Transaction<'s> {
             changed: Vec::new(),
             refresh_catalog: false,
             settled_catalog: None,
+            temp_files_cleaned: false,
             _lock: lock,
         })
     }
@@ -251,6 +255,7 @@ impl<'s> Transaction<'s> {
                 rel_path: PathBuf::from(CATALOG_FILE),
                 source,
             })?;
+        self.clean_temp_files_once();
         write::apply(self.store, &mut self.view, plan).map_err(|source| WriteError::Io {
             rel_path: plan.rel_path.clone(),
             source,
@@ -269,6 +274,7 @@ impl<'s> Transaction<'s> {
     ) -> Result<Tombstone, ForgetError> {
         self.check_catalog_replaceable().map_err(ForgetError::Io)?;
         let rel_path = self.view.find(id).map(|s| s.rel_path.clone());
+        self.clean_temp_files_once();
         let tomb = write::forget(self.store, &mut self.view, id, reason, now)?;
         if let Some(rel_path) = rel_path {
             self.touched(rel_path);
@@ -304,7 +310,7 @@ impl<'s> Transaction<'s> {
                 rel_path: PathBuf::from(CATALOG_FILE),
                 source,
             })?;
-        write::clean_temp_files(self.store);
+        self.clean_temp_files_once();
         crate::atomic::write_file(&path, text.as_bytes()).map_err(|source| EditError::Io {
             rel_path: rel_path.to_path_buf(),
             source,
@@ -316,6 +322,13 @@ impl<'s> Transaction<'s> {
         });
         self.touched(rel_path.to_path_buf());
         Ok(())
+    }
+
+    fn clean_temp_files_once(&mut self) {
+        if !self.temp_files_cleaned {
+            write::clean_temp_files(self.store);
+            self.temp_files_cleaned = true;
+        }
     }
 
     fn touched(&mut self, rel_path: PathBuf) {

@@ -478,3 +478,25 @@ fn commit_after_write_catalog_does_not_write_memory_md_again() {
     assert_eq!(committed.catalog.unwrap().unwrap().listed, 1);
     assert_eq!(catalog_text(&store), "stands for a later write");
 }
+
+#[test]
+fn leftover_temp_file_is_removed_by_a_transactions_first_write_and_forget_alike() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("a", "about a", "A.\n"), &options(), None)
+        .unwrap();
+    txn.commit(&mut ());
+    for forget_first in [false, true] {
+        let leftover = dir.path().join(".crashed.memctl-tmp");
+        fs::write(&leftover, "half").unwrap();
+        let mut txn = begin(&store);
+        if forget_first {
+            txn.forget("a", None, NOW.parse().unwrap()).unwrap();
+        } else {
+            txn.write(&candidate("b", "about b", "B.\n"), &options(), None)
+                .unwrap();
+        }
+        assert!(!leftover.exists(), "forget first: {forget_first}");
+        txn.commit(&mut ());
+    }
+}
