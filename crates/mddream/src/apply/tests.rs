@@ -531,3 +531,57 @@ fn hand_edit_that_kept_the_revision_is_a_conflict_for_apply_as_read() {
     );
     assert_eq!(tree(dir.path()), before);
 }
+
+#[test]
+fn second_dream_merging_into_a_record_that_absorbed_an_exact_duplicate_is_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::create(dir.path()).unwrap();
+    let same = "We use pnpm.\n";
+    for id in ["a", "b", "e", "f"] {
+        let body = if id == "e" || id == "f" {
+            "Other.\n"
+        } else {
+            same
+        };
+        // Exact duplicates: description and body alike.
+        let text = record_text(id, "inferred", body).replace("about a", "about b");
+        fs::write(dir.path().join(format!("{id}.md")), text).unwrap();
+    }
+    let merge_into_b = |reads: Vec<RecordRef>| {
+        let mut plan = Plan::new(Origin::Rules);
+        plan.operations.push(Operation::Merge {
+            finding: Finding::ExactDuplicate,
+            reason: "same text".to_string(),
+            reads,
+            into: NewRecord {
+                name: "b".to_string(),
+                record_type: "project".to_string(),
+                description: "about b".to_string(),
+                body: same.to_string(),
+                ..NewRecord::default()
+            },
+            drops: Vec::new(),
+        });
+        plan
+    };
+    apply_to(
+        &store,
+        &merge_into_b(vec![ws("a", 1), ws("b", 1)]),
+        &mut Paths::default(),
+    )
+    .unwrap();
+    // The same text turns up again, saved by hand as c.
+    let text = record_text("c", "inferred", same).replace("about c", "about b");
+    fs::write(dir.path().join("c.md"), text).unwrap();
+    let plan = merge_into_b(vec![ws("b", 2), ws("c", 1)]);
+    validate(
+        &plan,
+        &loaded(&store),
+        &ValidateOptions {
+            max_delete_pct: 25.0,
+        },
+    )
+    .unwrap();
+    let applied = apply_to(&store, &plan, &mut Paths::default()).unwrap();
+    assert_eq!(applied.merged[0].1, ws("b", 3));
+}

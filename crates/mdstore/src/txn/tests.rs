@@ -500,3 +500,35 @@ fn leftover_temp_file_is_removed_by_a_transactions_first_write_and_forget_alike(
         txn.commit(&mut ());
     }
 }
+
+#[test]
+fn record_holding_the_text_of_a_record_merged_into_it_is_not_refused_by_its_tombstone() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    let same = |name: &str| candidate(name, "Uses pnpm", "We use pnpm.\n");
+    txn.write(&same("a"), &options(), None).unwrap();
+    txn.write(&same("b"), &options(), None).unwrap();
+    let merged_from = vec!["a".to_string(), "b".to_string()];
+    txn.write_merged(&same("b"), &merged_from, &options(), None)
+        .unwrap();
+    txn.forget(
+        "a",
+        Some("dream: merged into b".into()),
+        NOW.parse().unwrap(),
+    )
+    .unwrap();
+    // `remember` of b's own text again: already stored, not "forgotten".
+    let again = txn.write(&same("b"), &options(), None).unwrap();
+    assert!(
+        matches!(again.outcome, Outcome::Noop { .. }),
+        "{:?}",
+        again.outcome
+    );
+    // A new id with that text is still caught: a's fact was merged away.
+    let elsewhere = txn.write(&same("c"), &options(), None).unwrap();
+    assert!(
+        matches!(elsewhere.outcome, Outcome::Refused(_)),
+        "{:?}",
+        elsewhere.outcome
+    );
+}

@@ -71,7 +71,12 @@ pub fn plan_merged(
     let merged = merge(candidate, old.as_ref())?;
     let refusal = secret_refusal(candidate, &merged)
         .or_else(|| temporary_refusal(&merged, options, &mut plan.warnings))
-        .or_else(|| tombstone_refusal(view, &plan.id, &merged, options));
+        .or_else(|| {
+            let absorbed = merged_from
+                .iter()
+                .chain(old.iter().flat_map(|r| &r.meta.merged_from));
+            tombstone_refusal(view, &plan.id, &merged, options, absorbed)
+        });
     if let Some(refusal) = refusal {
         plan.operation = Operation::Refused(refusal);
         return Ok(plan);
@@ -299,17 +304,32 @@ fn guard_parts<T>(
     placed
 }
 
-fn tombstone_refusal(
+/// The tombstone the new text matches, if any. The tombstones of records
+/// merged into this one (`absorbed`: dream's `merged_from`) do not count:
+/// their facts live on here, so this record holding their text is no
+/// forgotten fact coming back.
+fn tombstone_refusal<'a>(
     view: &StoreView,
     id: &str,
     merged: &Merged,
     options: &WriteOptions,
+    absorbed: impl Iterator<Item = &'a String>,
 ) -> Option<Refusal> {
     if options.force {
         return None;
     }
-    tombstone::find_match(&view.tombstones, id, &merged.hash)
-        .map(|tomb| Refusal::Tombstone(tomb.clone()))
+    let absorbed: Vec<String> = absorbed.map(|a| id::id_key(a)).collect();
+    if absorbed.is_empty() {
+        return tombstone::find_match(&view.tombstones, id, &merged.hash)
+            .map(|tomb| Refusal::Tombstone(tomb.clone()));
+    }
+    let live: Vec<_> = view
+        .tombstones
+        .iter()
+        .filter(|t| !absorbed.contains(&id::id_key(&t.id)))
+        .cloned()
+        .collect();
+    tombstone::find_match(&live, id, &merged.hash).map(|tomb| Refusal::Tombstone(tomb.clone()))
 }
 
 fn is_unchanged(candidate: &Candidate, old: &Record, merged: &Merged) -> bool {
