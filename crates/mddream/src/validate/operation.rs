@@ -274,6 +274,13 @@ fn check_new_record(index: usize, new: &NewRecord) -> Result<RecordType, Rejecti
         ..Candidate::default()
     };
     check_candidate(&candidate).map_err(|e| invalid(e.to_string()))?;
+    let size = new.body.len() + new.description.len();
+    if size as u64 > mdstore::store::MAX_RECORD_BYTES {
+        return Err(invalid(format!(
+            "{} would hold {size} bytes of text; records are at most 256 KiB",
+            shown(&new.name)
+        )));
+    }
     if new.description.trim().is_empty() || new.body.trim().is_empty() {
         return Err(Rejection::new(
             Rule::EmptyResult,

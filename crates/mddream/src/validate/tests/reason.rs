@@ -1,4 +1,5 @@
-//! The reason rule: a reason is kept in tombstones and shown to people.
+//! The reason rule (a reason is kept in tombstones and shown to people),
+//! and hostile new records: NUL bytes, huge bodies, look-alike names.
 
 use pretty_assertions::assert_eq;
 
@@ -59,5 +60,42 @@ fn empty_reason_is_rejected() {
     assert_eq!(
         broken(&plan(Origin::Model, vec![op])),
         (Rule::Reason, Some(0))
+    );
+}
+
+#[test]
+fn nul_byte_in_a_merged_body_is_rejected() {
+    let op = merge(
+        vec![ws("a"), ws("b")],
+        new_record("tooling", "We use pnpm.\nCI runs on Linux.\u{0}\n"),
+    );
+    assert_eq!(
+        broken(&plan(Origin::Model, vec![op])),
+        (Rule::InvalidRecord, Some(0))
+    );
+}
+
+#[test]
+fn merged_body_over_the_record_size_limit_is_rejected() {
+    let body = format!(
+        "We use pnpm.\nCI runs on Linux.\n{}\n",
+        "x".repeat(300 * 1024)
+    );
+    let op = merge(vec![ws("a"), ws("b")], new_record("tooling", &body));
+    assert_eq!(
+        broken(&plan(Origin::Model, vec![op])),
+        (Rule::InvalidRecord, Some(0))
+    );
+}
+
+#[test]
+fn merged_name_mixing_latin_with_cyrillic_look_alikes_is_rejected() {
+    let op = merge(
+        vec![ws("a"), ws("b")],
+        new_record("p\u{430}ypal", "We use pnpm.\nCI runs on Linux.\n"),
+    );
+    assert_eq!(
+        broken(&plan(Origin::Model, vec![op])),
+        (Rule::InvalidName, Some(0))
     );
 }
