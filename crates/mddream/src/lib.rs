@@ -14,5 +14,7 @@ for byte on any failure.
 pub mod apply;
 pub mod gather;
 pub mod plan;
+#[cfg(test)]
+mod plan_schema;
 pub mod records;
 pub mod validate;

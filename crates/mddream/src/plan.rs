@@ -12,6 +12,7 @@ pub const PLAN_VERSION: u32 = 1;
 /// Which store a record lives in. Records of different scopes are never
 /// merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     Workspace,
@@ -31,6 +32,7 @@ impl Scope {
 /// model's plan is `inferred` text: it may not replace the words of a
 /// higher-trust record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     Rules,
@@ -39,6 +41,7 @@ pub enum Origin {
 
 /// What a gatherer found, and so why an operation is proposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Finding {
     ExactDuplicate,
@@ -52,6 +55,7 @@ pub enum Finding {
 
 /// A record as an operation read it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RecordRef {
     pub scope: Scope,
@@ -63,6 +67,7 @@ pub struct RecordRef {
 /// The content of a record a `merge` or `update` writes. `source` and the
 /// timestamps are not the plan's to choose: apply sets them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewRecord {
     pub name: String,
@@ -80,6 +85,7 @@ pub struct NewRecord {
 /// keep, and why: a merged record keeps every fact of its sources unless the
 /// plan says which one it drops.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DroppedFact {
     /// The record the fact came from.
@@ -90,6 +96,7 @@ pub struct DroppedFact {
 
 /// One change a plan makes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Operation {
     /// Several records become one new record (`merged_from` names them);
@@ -127,6 +134,7 @@ pub enum Operation {
 /// that cannot be decided without a person, records of different trust,
 /// `MEMORY.md` over budget), shown in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LeftAlone {
     pub finding: Finding,
@@ -137,6 +145,7 @@ pub struct LeftAlone {
 /// A whole plan, as printed by `dream --dry-run --json`, answered by a
 /// model command, and applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     pub version: u32,

@@ -136,6 +136,13 @@ pub struct Transaction<'s> {
     changed: Vec<PathBuf>,
     /// A NOOP writes no record but still repairs a stale `MEMORY.md`.
     refresh_catalog: bool,
+    /// `MEMORY.md` as [`Transaction::write_catalog`] or
+    /// [`Transaction::restore`] left it, current until the next change: a
+    /// commit does not write it again.
+    settled_catalog: Option<Option<Catalog>>,
+    /// Leftover temporary files are removed before the first write only:
+    /// that walks the whole store, and a dream writes many files.
+    temp_files_cleaned: bool,
     _lock: StoreLock,
 }
 
@@ -155,6 +162,8 @@ impl<'s> Transaction<'s> {
             view: load_view(store),
             changed: Vec::new(),
             refresh_catalog: false,
+            settled_catalog: None,
+            temp_files_cleaned: false,
             _lock: lock,
         })
     }
@@ -199,7 +208,23 @@ impl<'s> Transaction<'s> {
         options: &WriteOptions,
         shown: Option<&Plan>,
     ) -> Result<Step, WriteError> {
-        let plan = self.plan(candidate, options)?;
+        self.write_merged(candidate, &[], options, shown)
+    }
+
+    /// [`Transaction::write`] for a record that consolidates the records
+    /// `merged_from` (dream): written with that list; a source holding the
+    /// same text does not make it a NOOP.
+    pub fn write_merged(
+        &mut self,
+        candidate: &Candidate,
+        merged_from: &[String],
+        options: &WriteOptions,
+        shown: Option<&Plan>,
+    ) -> Result<Step, WriteError> {
+        let plan = write::plan_merged(self.store, &self.view, candidate, options, merged_from)?;
+        if matches!(plan.operation, Operation::Noop { .. }) {
+            self.refresh_catalog = true;
+        }
         let outcome = match &plan.operation {
             Operation::Refused(refusal) => Outcome::Refused(refusal.clone()),
             Operation::Noop { existing } => Outcome::Noop {
@@ -237,11 +262,12 @@ impl<'s> Transaction<'s> {
                 rel_path: PathBuf::from(CATALOG_FILE),
                 source,
             })?;
+        self.clean_temp_files_once();
         write::apply(self.store, &mut self.view, plan).map_err(|source| WriteError::Io {
             rel_path: plan.rel_path.clone(),
             source,
         })?;
-        self.changed.push(plan.rel_path.clone());
+        self.touched(plan.rel_path.clone());
         Ok(())
     }
 
@@ -255,8 +281,11 @@ impl<'s> Transaction<'s> {
     ) -> Result<Tombstone, ForgetError> {
         self.check_catalog_replaceable().map_err(ForgetError::Io)?;
         let rel_path = self.view.find(id).map(|s| s.rel_path.clone());
+        self.clean_temp_files_once();
         let tomb = write::forget(self.store, &mut self.view, id, reason, now)?;
-        self.changed.extend(rel_path);
+        if let Some(rel_path) = rel_path {
+            self.touched(rel_path);
+        }
         Ok(tomb)
     }
 
@@ -288,7 +317,7 @@ impl<'s> Transaction<'s> {
                 rel_path: PathBuf::from(CATALOG_FILE),
                 source,
             })?;
-        write::clean_temp_files(self.store);
+        self.clean_temp_files_once();
         crate::atomic::write_file(&path, text.as_bytes()).map_err(|source| EditError::Io {
             rel_path: rel_path.to_path_buf(),
             source,
@@ -298,15 +327,38 @@ impl<'s> Transaction<'s> {
             rel_path: rel_path.to_path_buf(),
             meta: frontmatter::parse(&text).meta,
         });
-        self.changed.push(rel_path.to_path_buf());
+        self.touched(rel_path.to_path_buf());
         Ok(())
+    }
+
+    fn clean_temp_files_once(&mut self) {
+        if !self.temp_files_cleaned {
+            write::clean_temp_files(self.store);
+            self.temp_files_cleaned = true;
+        }
+    }
+
+    fn touched(&mut self, rel_path: PathBuf) {
+        self.changed.push(rel_path);
+        self.settled_catalog = None;
+    }
+
+    /// Regenerates `MEMORY.md` now, still under the lock, so that a caller
+    /// can undo everything if it cannot be written; a commit with no change
+    /// since then does not write it again.
+    pub fn write_catalog(&mut self) -> io::Result<Catalog> {
+        let catalog = catalog::write(self.store, &self.view.summaries)?;
+        self.settled_catalog = Some(Some(catalog.clone()));
+        Ok(catalog)
     }
 
     /// Regenerates `MEMORY.md` once for everything this transaction did (or
     /// repairs it after a NOOP), tells `sink` what changed, and releases
     /// the lock. A failure to write `MEMORY.md` does not undo saved records.
     pub fn commit(self, sink: &mut dyn ChangeSink) -> Committed {
-        let catalog = if self.changed.is_empty() && !self.refresh_catalog {
+        let catalog = if let Some(settled) = self.settled_catalog {
+            Ok(settled)
+        } else if self.changed.is_empty() && !self.refresh_catalog {
             Ok(None)
         } else {
             catalog::write(self.store, &self.view.summaries).map(Some)
@@ -321,5 +373,8 @@ impl<'s> Transaction<'s> {
     }
 }
 
+mod snapshot;
 #[cfg(test)]
 mod tests;
+
+pub use snapshot::Snapshot;

@@ -1,6 +1,7 @@
 //! Writing what a plan decided, and forgetting. The caller holds the store's
-//! write lock (see [`crate::txn::Transaction`], which also regenerates
-//! `MEMORY.md` once all changes are made).
+//! write lock (see [`crate::txn::Transaction`], which also removes leftover
+//! temporary files before its first write and regenerates `MEMORY.md` once
+//! all changes are made).
 
 use std::fs;
 use std::io;
@@ -25,7 +26,6 @@ pub fn apply(store: &Store, view: &mut StoreView, plan: &Plan) -> io::Result<boo
     let Some(text) = &plan.new_text else {
         return Ok(false);
     };
-    clean_temp_files(store);
     atomic::write_file(&store.root().join(&plan.rel_path), text.as_bytes())?;
     let key = id::id_key(&plan.id);
     if view.tombstones.iter().any(|t| id::id_key(&t.id) == key) {
@@ -67,7 +67,6 @@ pub fn forget(
         reason,
         content_hash: forgotten_hash(store, &rel_path)?,
     };
-    clean_temp_files(store);
     // Tombstone first: a crash between the two leaves the fact both stored and
     // tombstoned (re-forgettable), never gone without a tombstone.
     tombstone::write(store.root(), &tomb).map_err(ForgetError::Io)?;
