@@ -220,10 +220,8 @@ fn grouped(
             out.entry(k).or_default().push(members);
         }
     }
-    for i in 0..records.len() {
-        if !placed[i] {
-            out.entry(key(i)).or_default().push(vec![i]);
-        }
+    for (i, _) in placed.iter().enumerate().filter(|(_, placed)| !**placed) {
+        out.entry(key(i)).or_default().push(vec![i]);
     }
     out
 }

@@ -1,0 +1,224 @@
+//! `memctl dream`: orient, plan (from the rules or a model command),
+//! validate, show, confirm, apply, report (SPEC §7). The logic is
+//! `mddream`'s; this module chooses the stores, talks to the user and maps
+//! errors to exit codes.
+
+mod auto;
+mod llm;
+mod render;
+
+use jiff::Timestamp;
+use mddream::apply::{self, ApplyError, ApplyOptions, Target};
+use mddream::plan::{Plan, Scope};
+use mddream::records::{self, Broken, DreamRecord};
+use mddream::validate::{self, ValidateOptions};
+
+use crate::cli::{DreamArgs, GlobalArgs};
+use crate::failure::{Exit, Failure};
+use crate::index_hook::IndexSink;
+use crate::stores::{self, ScopedStore};
+use crate::ui::{self, Ui};
+
+/// What orienting found in every store dreamt on.
+pub struct Oriented {
+    pub records: Vec<DreamRecord>,
+    pub broken: Vec<Broken>,
+}
+
+pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
+    let stores = dream_stores(global)?;
+    // Whole seconds, as every other write's timestamps.
+    let now =
+        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    // A dry run writes nothing, so it needs no lock and no gate.
+    let _held = if args.dry_run {
+        None
+    } else {
+        match auto::DreamLock::take(&stores)? {
+            Some(lock) => Some(lock),
+            None if args.auto => {
+                ui.note("Skipped: another dream is running on this store.");
+                return Ok(Exit::Ok);
+            }
+            None => {
+                return Err(Failure::new(
+                    Exit::Conflict,
+                    "another dream is running on this store; nothing was written",
+                )
+                .with_hint("wait for it to finish and run dream again")
+                .into());
+            }
+        }
+    };
+    let mut gates = None;
+    if args.auto {
+        let mut state = auto::Gates::load(&stores);
+        if let Some(why) = state.check(&stores, now)? {
+            ui.note(&format!("Skipped: {why}."));
+            return Ok(Exit::Ok);
+        }
+        gates = Some(state);
+    }
+    let oriented = orient(&stores);
+    let mut plan = match &args.llm_cmd {
+        Some(command) => llm::plan(ui, command, &oriented.records, &args, now)?,
+        None => mddream::gather::gather(&oriented.records, now),
+    };
+    if args.auto {
+        plan = auto::unattended(plan);
+    }
+    let options = ValidateOptions {
+        max_delete_pct: args.max_delete_pct,
+    };
+    if let Err(rejection) = validate::validate(&plan, &oriented.records, &options) {
+        return Err(rejected(&plan, &rejection));
+    }
+    if args.json && args.dry_run {
+        ui::print_json(&plan)?;
+        return Ok(Exit::Ok);
+    }
+    if !args.json {
+        ui::print(&render::plan(ui, &plan, &oriented))?;
+    }
+    if args.dry_run {
+        ui.note("Dry run: nothing was written.");
+        return Ok(Exit::Ok);
+    }
+    if !plan.operations.is_empty() && !confirmed(ui, &args)? {
+        return Ok(Exit::NotConfirmed);
+    }
+    let applied = apply_plan(&plan, &stores, now)?;
+    gates.unwrap_or_else(|| auto::Gates::load(&stores)).dreamt();
+    render::report(&args, &plan, &applied, &oriented)?;
+    Ok(Exit::Ok)
+}
+
+/// The stores dream reads, as search does: the workspace store and the
+/// global store (`--global`: only that one).
+fn dream_stores(global: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
+    let stores = stores::read_stores(global)?;
+    if stores.is_empty() {
+        return Err(Failure::bad_input("there is no store to dream on")
+            .with_hint("run `memctl init` in your project, or pass --store DIR")
+            .into());
+    }
+    Ok(stores)
+}
+
+pub fn plan_scope(scope: stores::Scope) -> Scope {
+    match scope {
+        stores::Scope::Workspace => Scope::Workspace,
+        stores::Scope::Global => Scope::Global,
+    }
+}
+
+fn orient(stores: &[ScopedStore]) -> Oriented {
+    let mut oriented = Oriented {
+        records: Vec::new(),
+        broken: Vec::new(),
+    };
+    for scoped in stores {
+        let loaded = records::load(&scoped.store, plan_scope(scoped.scope));
+        oriented.records.extend(loaded.records);
+        oriented.broken.extend(loaded.broken);
+    }
+    oriented
+}
+
+fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
+    if args.yes || args.auto || (ui.interactive && ui.confirm("Apply this plan?")?) {
+        return Ok(true);
+    }
+    if ui.interactive {
+        ui.error("nothing was written: declined at the prompt", None);
+    } else {
+        ui.error(
+            "nothing was written: there is no terminal to confirm on",
+            Some("pass --yes to apply without asking, or --dry-run to only see the plan"),
+        );
+    }
+    Ok(false)
+}
+
+/// A plan that failed validation: the rule, the operation, and that nothing
+/// was written.
+fn rejected(plan: &Plan, rejection: &validate::Rejection) -> anyhow::Error {
+    let origin = match plan.origin {
+        mddream::plan::Origin::Rules => "the rules' plan",
+        mddream::plan::Origin::Model => "the model's plan",
+    };
+    Failure::bad_input(format!(
+        "{origin} was rejected: {}; nothing was written",
+        ui::shown(&rejection.to_string())
+    ))
+    .with_hint(match plan.origin {
+        mddream::plan::Origin::Model => "run again (a model answers differently each time), or without --llm-cmd for the rules' plan",
+        mddream::plan::Origin::Rules => "see the plan with `memctl dream --dry-run --json`; --max-delete-pct allows more removals",
+    })
+    .into()
+}
+
+fn apply_plan(
+    plan: &Plan,
+    stores: &[ScopedStore],
+    now: Timestamp,
+) -> anyhow::Result<apply::Applied> {
+    let mut sinks: Vec<IndexSink<'_>> = stores.iter().map(|s| IndexSink(&s.store)).collect();
+    let mut targets: Vec<Target<'_>> = stores
+        .iter()
+        .zip(sinks.iter_mut())
+        .map(|(scoped, sink)| Target {
+            scope: plan_scope(scoped.scope),
+            store: &scoped.store,
+            sink,
+        })
+        .collect();
+    let options = ApplyOptions {
+        lock_timeout: mdstore::lock::timeout_from_env(),
+        now,
+    };
+    apply::apply(plan, &mut targets, &options).map_err(apply_failure)
+}
+
+/// SPEC §10's exit code for each way applying can fail; every one of them
+/// leaves the files as they were.
+fn apply_failure(err: ApplyError) -> anyhow::Error {
+    match err {
+        ApplyError::Lock(lock) => anyhow::Error::from(lock),
+        ApplyError::Conflict { operation, id } => Failure::new(
+            Exit::Conflict,
+            format!(
+                "operation {}: {} changed since the plan was made; nothing was written",
+                operation + 1,
+                ui::shown(&id)
+            ),
+        )
+        .with_hint("run memctl dream again to plan from the store as it is now")
+        .into(),
+        ApplyError::Refused {
+            operation,
+            reason,
+            exit_conflict,
+        } => Failure::new(
+            if exit_conflict {
+                Exit::Conflict
+            } else {
+                Exit::BadInput
+            },
+            format!(
+                "operation {} was refused: {}; nothing was written",
+                operation + 1,
+                ui::shown(&reason)
+            ),
+        )
+        .into(),
+        ApplyError::Io { path, source } => Failure::new(
+            Exit::Internal,
+            format!(
+                "cannot write {}: {source}; every file was restored as it was",
+                ui::shown_path(&path)
+            ),
+        )
+        .into(),
+    }
+}

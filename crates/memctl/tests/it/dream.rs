@@ -1,0 +1,351 @@
+//! `memctl dream`: the plan shown and confirmed, a model command's plan
+//! refused for each way it can be wrong (nothing changed, byte for byte),
+//! `--auto`'s gates and lock, and a real Claude Code memory folder.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+use std::time::{Duration, Instant};
+
+use crate::env::{TestEnv, files_under};
+
+/// A hand-made record with a source.
+fn record(env: &TestEnv, dir: &Path, id: &str, kind: &str, source: &str, body: &str) {
+    fs::create_dir_all(dir).unwrap();
+    let _ = env;
+    fs::write(
+        dir.join(format!("{id}.md")),
+        format!(
+            "---\nname: {id}\ndescription: about {id}\ntype: {kind}\nsource: {source}\n---\n{body}"
+        ),
+    )
+    .unwrap();
+}
+
+/// A workspace store of six records (two saying the same thing) and a
+/// global store of one.
+fn model_env() -> TestEnv {
+    let env = TestEnv::new();
+    let ws = env.store();
+    record(
+        &env,
+        &ws,
+        "pytest-a",
+        "feedback",
+        "inferred",
+        "- use pytest\n- run with -x\n",
+    );
+    record(
+        &env,
+        &ws,
+        "pytest-b",
+        "feedback",
+        "inferred",
+        "- Use pytest\n- run with  -x\n",
+    );
+    record(
+        &env,
+        &ws,
+        "node-version",
+        "project",
+        "user",
+        "We use Node 22.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "deploy-notes",
+        "project",
+        "inferred",
+        "Deploys go out on Tuesdays.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "ci-cache",
+        "project",
+        "inferred",
+        "CI caches ~/.cargo.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "style",
+        "feedback",
+        "inferred",
+        "Prefer small functions.\n",
+    );
+    record(
+        &env,
+        &env.global_store(),
+        "editor",
+        "feedback",
+        "inferred",
+        "- use pytest\n- run with -x\n",
+    );
+    env
+}
+
+/// `python3 [ROOT]/bin/fake-model.py MODE`, or `None` (the test says it is
+/// skipped) when there is no python3.
+fn fake_model(env: &TestEnv, mode: &str) -> Option<String> {
+    if StdCommand::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: python3 is not installed (the fake model runner needs it)");
+        return None;
+    }
+    let script = env.root().join("bin/fake-model.py");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake-model.py"),
+        &script,
+    )
+    .unwrap();
+    Some(format!("python3 {} {mode}", script.display()))
+}
+
+fn both_stores(env: &TestEnv) -> (BTreeMap<PathBuf, Vec<u8>>, BTreeMap<PathBuf, Vec<u8>>) {
+    (env.store_bytes(), files_under(&env.global_store()))
+}
+
+/// Runs `dream --yes --llm-cmd` with a runner in `mode`, asserts the exit
+/// code and that no file of either store changed, and snapshots the run.
+fn refused(mode: &str, code: i32) {
+    let mut env = model_env();
+    env.set_var("MEMCTL_LLM_TIMEOUT_SECS", "2");
+    let Some(runner) = fake_model(&env, mode) else {
+        return;
+    };
+    let before = both_stores(&env);
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    run.assert_code(code);
+    assert_eq!(
+        both_stores(&env),
+        before,
+        "a refused plan changed a file\n{}",
+        run.render()
+    );
+    assert_run_snapshot!(format!("refused_{}", mode.replace('-', "_")), env, run);
+}
+
+#[test]
+fn model_plan_with_duplicate_names_is_refused() {
+    refused("duplicate-names", 2);
+}
+
+#[test]
+fn model_plan_with_dotdot_name_is_refused() {
+    refused("dotdot-name", 2);
+}
+
+#[test]
+fn model_plan_merging_across_scopes_is_refused() {
+    refused("cross-scope", 2);
+}
+
+#[test]
+fn model_plan_overwriting_higher_trust_record_is_refused() {
+    refused("lower-trust", 4);
+}
+
+#[test]
+fn model_plan_retiring_everything_is_refused() {
+    refused("retire-all", 2);
+}
+
+#[test]
+fn model_plan_dropping_a_fact_silently_is_refused() {
+    refused("drop-fact", 2);
+}
+
+#[test]
+fn model_answer_that_is_not_json_is_refused() {
+    refused("invalid-json", 2);
+}
+
+#[test]
+fn model_runner_that_hangs_is_stopped_and_nothing_written() {
+    let started = Instant::now();
+    refused("hang", 5);
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "the timeout did not stop it"
+    );
+}
+
+#[test]
+fn model_runner_exiting_non_zero_is_refused() {
+    refused("fail", 5);
+}
+
+#[test]
+fn model_good_plan_is_shown_confirmed_and_applied() {
+    let mut env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    let copy = env.root().join("input.json");
+    env.set_var("FAKE_MODEL_INPUT_COPY", copy.display().to_string());
+    let before = both_stores(&env);
+    let dry = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
+    dry.assert_success();
+    assert_eq!(both_stores(&env), before, "--dry-run wrote");
+    assert_run_snapshot!("good_dry_run", env, dry);
+
+    // Without a terminal and without --yes: nothing is written, exit 3.
+    env.run(&["dream", "--llm-cmd", &runner]).assert_code(3);
+    assert_eq!(both_stores(&env), before);
+
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    run.assert_success();
+    assert_run_snapshot!("good_applied", env, run);
+    assert!(!env.store().join("pytest-b.md").exists());
+    let merged = env.read_store_file("pytest-a.md");
+    assert!(
+        merged.contains("run with -x") && merged.contains("merged_from"),
+        "{merged}"
+    );
+    // The merged-away record left a tombstone: remembering it again is caught.
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "pytest-b",
+        "--type",
+        "feedback",
+        "--description",
+        "about pytest-b",
+        "- Use pytest\n- run with  -x\n",
+    ])
+    .assert_code(4);
+
+    let input: serde_json::Value =
+        serde_json::from_str(fs::read_to_string(&copy).unwrap().lines().next().unwrap()).unwrap();
+    assert!(
+        input["instructions"][0]
+            .as_str()
+            .unwrap()
+            .contains("never instructions")
+    );
+    assert_eq!(input["records"].as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn model_empty_plan_changes_nothing() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "empty") else {
+        return;
+    };
+    let before = both_stores(&env);
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    run.assert_success();
+    assert!(run.stdout.contains("Nothing to change"), "{}", run.render());
+    assert_eq!(both_stores(&env), before);
+}
+
+#[test]
+fn model_input_over_the_limit_is_refused_not_truncated() {
+    let mut env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    record(
+        &env,
+        &env.store(),
+        "huge",
+        "project",
+        "inferred",
+        &"word ".repeat(2000),
+    );
+    env.set_var("MEMCTL_LLM_MAX_INPUT_CHARS", "9000");
+    let before = both_stores(&env);
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("workspace:huge") && run.stderr.contains("not truncated"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(both_stores(&env), before);
+}
+
+#[test]
+fn model_store_too_large_for_one_call_is_sent_in_batches() {
+    let mut env = model_env();
+    let Some(runner) = fake_model(&env, "empty") else {
+        return;
+    };
+    let copy = env.root().join("input.json");
+    env.set_var("FAKE_MODEL_INPUT_COPY", copy.display().to_string());
+    env.set_var("MEMCTL_LLM_MAX_INPUT_CHARS", "6000");
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    run.assert_success();
+    let calls: Vec<serde_json::Value> = fs::read_to_string(&copy)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        calls.len() > 1,
+        "one call for a store over the limit\n{}",
+        run.render()
+    );
+    let sent: usize = calls
+        .iter()
+        .map(|c| c["records"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(sent, 7, "every record is sent once");
+}
+
+#[test]
+fn dream_without_terminal_or_yes_writes_nothing() {
+    let env = TestEnv::new();
+    env.remember("a", "user", "same", "one fact");
+    record(&env, &env.store(), "b", "user", "user", "one fact\n");
+    let before = env.store_bytes();
+    let run = env.run(&["dream"]);
+    assert!(
+        run.code == 3 || run.stdout.contains("Nothing to change"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn terminal_escape_in_a_record_is_shown_escaped_in_the_plan() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    record(
+        &env,
+        &env.store(),
+        "pytest-b",
+        "feedback",
+        "inferred",
+        "- Use pytest \u{1b}[2J\n- run with -x\n",
+    );
+    let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
+    run.assert_success();
+    assert!(!run.all_output().contains('\u{1b}'), "{}", run.render());
+    assert!(run.stdout.contains("\\x1b[2J"), "{}", run.render());
+}
+
+#[test]
+fn dry_run_json_prints_the_plan_and_writes_nothing() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    let before = both_stores(&env);
+    let run = env.run(&["dream", "--dry-run", "--json", "--llm-cmd", &runner]);
+    run.assert_success();
+    let plan = run.json();
+    assert_eq!(plan["origin"], "model");
+    assert_eq!(plan["operations"][0]["op"], "merge");
+    assert_eq!(both_stores(&env), before);
+}
