@@ -84,12 +84,15 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
         ui.note("Dry run: nothing was written.");
         return Ok(Exit::Ok);
     }
-    if !plan.operations.is_empty() && !confirmed(ui, &args)? {
+    let applied = if plan.operations.is_empty() {
+        None
+    } else if confirmed(ui, &args)? {
+        Some(apply_plan(&plan, &stores, now)?)
+    } else {
         return Ok(Exit::NotConfirmed);
-    }
-    let applied = apply_plan(&plan, &stores, now)?;
+    };
     gates.unwrap_or_else(|| auto::Gates::load(&stores)).dreamt();
-    render::report(&args, &plan, &applied, &oriented)?;
+    render::report(&args, &plan, applied.as_ref(), &oriented)?;
     Ok(Exit::Ok)
 }
 
@@ -147,10 +150,18 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection) -> anyhow::Error {
         mddream::plan::Origin::Rules => "the rules' plan",
         mddream::plan::Origin::Model => "the model's plan",
     };
-    Failure::bad_input(format!(
-        "{origin} was rejected: {}; nothing was written",
-        ui::shown(&rejection.to_string())
-    ))
+    // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
+    let exit = match rejection.kind {
+        validate::Rule::LowerTrust | validate::Rule::Revision => Exit::Conflict,
+        _ => Exit::BadInput,
+    };
+    Failure::new(
+        exit,
+        format!(
+            "{origin} was rejected: {}; nothing was written",
+            ui::shown(&rejection.to_string())
+        ),
+    )
     .with_hint(match plan.origin {
         mddream::plan::Origin::Model => "run again (a model answers differently each time), or without --llm-cmd for the rules' plan",
         mddream::plan::Origin::Rules => "see the plan with `memctl dream --dry-run --json`; --max-delete-pct allows more removals",

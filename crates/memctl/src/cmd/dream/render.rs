@@ -299,9 +299,16 @@ fn dropped(drops: &[DroppedFact]) -> String {
 pub fn report(
     args: &DreamArgs,
     plan: &Plan,
-    applied: &Applied,
+    applied: Option<&Applied>,
     oriented: &Oriented,
 ) -> anyhow::Result<()> {
+    let nothing = Applied {
+        merged: Vec::new(),
+        updated: Vec::new(),
+        retired: Vec::new(),
+    };
+    let planned = applied.is_some();
+    let applied = applied.unwrap_or(&nothing);
     if args.json {
         let broken: Vec<serde_json::Value> = oriented
             .broken
@@ -344,7 +351,11 @@ pub fn report(
         );
     }
     let found = plan.left_alone.len() + oriented.broken.len();
-    if applied.merged.is_empty() && applied.updated.is_empty() && applied.retired.is_empty() {
+    if planned
+        && applied.merged.is_empty()
+        && applied.updated.is_empty()
+        && applied.retired.is_empty()
+    {
         out += "Nothing was changed.\n";
     }
     if found > 0 {
