@@ -326,22 +326,30 @@ fn dream_without_terminal_or_yes_writes_nothing() {
 }
 
 #[test]
-fn terminal_escape_in_a_record_is_shown_escaped_in_the_plan() {
+fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
+    let Some(runner) = fake_model(&env, "escape-reason") else {
         return;
     };
-    let path = env.store().join("pytest-b.md");
-    let text = fs::read_to_string(&path).unwrap();
-    fs::write(
-        &path,
-        text.replace("about pytest-b", "about \u{1b}[2J pytest-b"),
-    )
-    .unwrap();
+    env.write_store_file(
+        "weird.md",
+        "---\nname: weird\ndescription: about \u{1b}[2J weird\ntype: project\nsource: inferred\n---\nbody \u{1b}]0;title\u{7}\n",
+    );
     let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
     run.assert_success();
-    assert!(!run.all_output().contains('\u{1b}'), "{}", run.render());
-    assert!(run.stdout.contains("\\x1b[2J"), "{}", run.render());
+    let shown = run.all_output();
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{9b}') && !shown.contains('\u{7}'),
+        "{}",
+        run.render()
+    );
+    assert!(
+        run.stdout.contains("pytest \\x1b[2J\\x9b31m"),
+        "{}",
+        run.render()
+    );
+    let json = env.run(&["dream", "--dry-run", "--json", "--llm-cmd", &runner]);
+    assert!(!json.stdout.contains('\u{1b}') && !json.stdout.contains('\u{9b}'));
 }
 
 #[test]
