@@ -70,15 +70,19 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     let options = ValidateOptions {
         max_delete_pct: args.max_delete_pct,
     };
-    if let Err(rejection) = validate::validate(&plan, &oriented.records, &options) {
-        return Err(rejected(&plan, &rejection));
-    }
+    let verdict = validate::validate(&plan, &oriented.records, &options);
+    // A rejected plan is shown too: the person sees what was proposed and
+    // which operation broke which rule.
     if args.json && args.dry_run {
         ui::print_json(&plan)?;
-        return Ok(Exit::Ok);
-    }
-    if !args.json {
+    } else if !args.json {
         ui::print(&render::plan(ui, &plan, &oriented))?;
+    }
+    if let Err(rejection) = verdict {
+        return Err(rejected(&plan, &rejection, args.max_delete_pct));
+    }
+    if args.json && args.dry_run {
+        return Ok(Exit::Ok);
     }
     if args.dry_run {
         ui.note("Dry run: nothing was written.");
@@ -145,7 +149,7 @@ fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
 
 /// A plan that failed validation: the rule, the operation, and that nothing
 /// was written.
-fn rejected(plan: &Plan, rejection: &validate::Rejection) -> anyhow::Error {
+fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -> anyhow::Error {
     let origin = match plan.origin {
         mddream::plan::Origin::Rules => "the rules' plan",
         mddream::plan::Origin::Model => "the model's plan",
@@ -155,6 +159,20 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection) -> anyhow::Error {
         validate::Rule::LowerTrust | validate::Rule::Revision => Exit::Conflict,
         _ => Exit::BadInput,
     };
+    let hint = match (rejection.kind, plan.origin) {
+        (validate::Rule::RemovalLimit, _) => format!(
+            "pass a --max-delete-pct above {max_delete_pct} if the plan above is right, or retire some records by hand first"
+        ),
+        (validate::Rule::Revision, _) => {
+            "a record changed meanwhile: run memctl dream again".to_string()
+        }
+        (_, mddream::plan::Origin::Model) => {
+            "run again (a model answers differently each time), or without --llm-cmd for the rules' plan".to_string()
+        }
+        (_, mddream::plan::Origin::Rules) => {
+            "the rules proposed something they must not: please report it with the plan above".to_string()
+        }
+    };
     Failure::new(
         exit,
         format!(
@@ -162,10 +180,7 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection) -> anyhow::Error {
             ui::shown(&rejection.to_string())
         ),
     )
-    .with_hint(match plan.origin {
-        mddream::plan::Origin::Model => "run again (a model answers differently each time), or without --llm-cmd for the rules' plan",
-        mddream::plan::Origin::Rules => "see the plan with `memctl dream --dry-run --json`; --max-delete-pct allows more removals",
-    })
+    .with_hint(hint)
     .into()
 }
 
