@@ -7,6 +7,9 @@ mod auto;
 mod llm;
 mod render;
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
 use jiff::Timestamp;
 use mddream::apply::{self, ApplyError, ApplyOptions, Target};
 use mddream::plan::{Plan, Scope};
@@ -91,7 +94,12 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     let applied = if plan.operations.is_empty() {
         None
     } else if confirmed(ui, &args)? {
-        Some(apply_plan(&plan, &stores, now)?)
+        let kept_before = preserved_copies(&stores);
+        let applied = apply_plan(&plan, &stores, now)?;
+        for kept in preserved_copies(&stores).difference(&kept_before) {
+            super::admin::note_preserved_at(ui, kept);
+        }
+        Some(applied)
     } else {
         return Ok(Exit::NotConfirmed);
     };
@@ -130,6 +138,24 @@ fn orient(stores: &[ScopedStore]) -> Oriented {
         oriented.broken.extend(loaded.broken);
     }
     oriented
+}
+
+/// The copies of hand-made `MEMORY.md` files in the stores
+/// (`MEMORY.md.before-memctl`, `-2`…): a new one after applying is a
+/// hand-made index the plan's `MEMORY.md` replaced, which the user is told of.
+fn preserved_copies(stores: &[ScopedStore]) -> BTreeSet<PathBuf> {
+    stores
+        .iter()
+        .filter_map(|scoped| std::fs::read_dir(scoped.store.root()).ok())
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(mdstore::catalog::disk::PRESERVED_FILE))
+        })
+        .collect()
 }
 
 fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
@@ -206,45 +232,28 @@ fn apply_plan(
     apply::apply(plan, &mut targets, &options).map_err(apply_failure)
 }
 
-/// SPEC §10's exit code for each way applying can fail; every one of them
-/// leaves the files as they were.
+/// SPEC §10's exit code for each way applying can fail (the error says
+/// that the files were left or restored as they were).
 fn apply_failure(err: ApplyError) -> anyhow::Error {
-    match err {
-        ApplyError::Lock(lock) => anyhow::Error::from(lock),
-        ApplyError::Conflict { operation, id } => Failure::new(
-            Exit::Conflict,
-            format!(
-                "operation {}: {} changed since the plan was made; nothing was written",
-                operation + 1,
-                ui::shown(&id)
-            ),
-        )
-        .with_hint("run memctl dream again to plan from the store as it is now")
-        .into(),
-        ApplyError::Refused {
-            operation,
-            reason,
-            exit_conflict,
-        } => Failure::new(
-            if exit_conflict {
-                Exit::Conflict
-            } else {
-                Exit::BadInput
-            },
-            format!(
-                "operation {} was refused: {}; nothing was written",
-                operation + 1,
-                ui::shown(&reason)
-            ),
-        )
-        .into(),
-        ApplyError::Io { path, source } => Failure::new(
-            Exit::Internal,
-            format!(
-                "cannot write {}: {source}; every file was restored as it was",
-                ui::shown_path(&path)
-            ),
-        )
-        .into(),
+    let exit = match err.exit_code() {
+        2 => Exit::BadInput,
+        4 => Exit::Conflict,
+        _ => Exit::Internal,
+    };
+    let hint = match &err {
+        // The store lock's own message and hint (failure.rs).
+        ApplyError::Lock(_) => return anyhow::Error::from(err),
+        ApplyError::Conflict { .. } => {
+            Some("run memctl dream again to plan from the store as it is now")
+        }
+        ApplyError::Unrestored { .. } => {
+            Some("`git status` and `memctl check` show what is left to repair")
+        }
+        ApplyError::Refused { .. } | ApplyError::Io { .. } => None,
+    };
+    let failure = Failure::new(exit, ui::shown(&err.to_string()));
+    match hint {
+        Some(hint) => failure.with_hint(hint).into(),
+        None => failure.into(),
     }
 }
