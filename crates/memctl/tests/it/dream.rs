@@ -515,3 +515,112 @@ fn claude_code_memory_folder_dreams_without_losing_a_record_or_the_hand_made_ind
     assert!(env.store().join("project_y.md").exists());
     assert_run_snapshot!("claude_code_folder", env, run);
 }
+
+#[test]
+fn secret_in_a_model_plan_is_never_printed_and_never_written() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "secret") else {
+        return;
+    };
+    let before = both_stores(&env);
+    let dry = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
+    let json = env.run(&["dream", "--dry-run", "--json", "--llm-cmd", &runner]);
+    let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
+    for shown in [&dry, &json, &run] {
+        assert!(
+            !shown.all_output().contains("AKIAIOSFODNN7EXAMPLF"),
+            "{}",
+            shown.render()
+        );
+    }
+    assert!(dry.stdout.contains("<a line hidden"), "{}", dry.render());
+    run.assert_code(2);
+    assert_eq!(both_stores(&env), before);
+    assert_run_snapshot!("secret_refused", env, run);
+}
+
+#[test]
+fn auto_applies_only_exact_duplicates_and_expired_records() {
+    let mut env = TestEnv::new();
+    env.set_var("MEMCTL_DREAM_SCAN_MINUTES", "0");
+    let ws = env.store();
+    record(&env, &ws, "pytest", "feedback", "user", "- use pytest\n");
+    // The same text in other case and spacing, and the same description.
+    let again = fs::read_to_string(ws.join("pytest.md")).unwrap();
+    fs::write(
+        ws.join("pytest-again.md"),
+        again
+            .replace("- use pytest", "- Use  pytest")
+            .replace("name: pytest", "name: pytest-again"),
+    )
+    .unwrap();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "freeze",
+        "--type",
+        "project",
+        "--description",
+        "Deploy freeze",
+        "--expires",
+        "2020-01-01",
+        "Deploy freeze until the release.",
+    ])
+    .assert_success();
+    record(
+        &env,
+        &ws,
+        "node-18",
+        "project",
+        "user",
+        "We use Node 18 for the build.\n",
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    record(
+        &env,
+        &ws,
+        "node-22",
+        "project",
+        "user",
+        "We use Node 22 for the build.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "tea",
+        "user",
+        "user",
+        "The user drinks green tea.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "editor",
+        "user",
+        "user",
+        "Edits in vim with tabs shown.\n",
+    );
+    record(
+        &env,
+        &ws,
+        "ci",
+        "project",
+        "user",
+        "CI caches the cargo registry.\n",
+    );
+    let run = env.run(&["dream", "--auto"]);
+    run.assert_success();
+    assert!(!ws.join("freeze.md").exists(), "{}", run.render());
+    assert!(
+        ws.join("pytest.md").exists() != ws.join("pytest-again.md").exists(),
+        "{}",
+        run.render()
+    );
+    assert!(
+        ws.join("node-18.md").exists() && ws.join("node-22.md").exists(),
+        "{}",
+        run.render()
+    );
+    assert_run_snapshot!("auto_applied", env, run);
+}

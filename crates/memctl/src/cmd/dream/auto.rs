@@ -231,9 +231,22 @@ pub fn unattended(plan: Plan) -> Plan {
                     "{} (not applied unattended: --auto applies only exact duplicates and expired records; run `memctl dream` to review it)",
                     op.reason()
                 ),
-                records: op.reads().into_iter().cloned().collect(),
+                records: involved(&op),
             });
         }
     }
     kept
+}
+
+/// Every record an operation reads, and the one a retire points to.
+fn involved(op: &Operation) -> Vec<mddream::plan::RecordRef> {
+    let mut records: Vec<_> = op.reads().into_iter().cloned().collect();
+    if let Operation::Retire {
+        superseded_by: Some(by),
+        ..
+    } = op
+    {
+        records.push(by.clone());
+    }
+    records
 }

@@ -77,9 +77,11 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     // A rejected plan is shown too: the person sees what was proposed and
     // which operation broke which rule.
     if args.json && args.dry_run {
-        ui::print_json(&plan)?;
+        render::print_json(&plan)?;
     } else if !args.json {
-        ui::print(&render::plan(ui, &plan, &oriented))?;
+        ui::print(&render::hide_secret_lines(&render::plan(
+            ui, &plan, &oriented,
+        )))?;
     }
     if let Err(rejection) = verdict {
         return Err(rejected(&plan, &rejection, args.max_delete_pct));
