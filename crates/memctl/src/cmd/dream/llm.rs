@@ -79,6 +79,9 @@ fn runner_failure(err: ModelCmdError) -> anyhow::Error {
     };
     let hint = match err {
         ModelCmdError::Timeout(_) => "MEMCTL_LLM_TIMEOUT_SECS sets how long it may take",
+        ModelCmdError::Empty | ModelCmdError::Unsplittable(_) => {
+            "give the runner's command line, such as --llm-cmd \"claude -p\""
+        }
         _ => "try the command by hand: it must read the input on stdin and print only a JSON plan",
     };
     Failure::new(exit, format!("--llm-cmd: {err}; nothing was written"))

@@ -191,7 +191,7 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -
         (validate::Rule::RemovalLimit, _) => format!(
             "pass a --max-delete-pct above {max_delete_pct} if the plan above is right, or retire some records by hand first"
         ),
-        (validate::Rule::Revision, _) => {
+        (validate::Rule::Revision, mddream::plan::Origin::Rules) => {
             "a record changed meanwhile: run memctl dream again".to_string()
         }
         (_, mddream::plan::Origin::Model) => {

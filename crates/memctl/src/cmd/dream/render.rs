@@ -95,8 +95,9 @@ pub fn plan(ui: &Ui, plan: &Plan, oriented: &Oriented) -> String {
     };
     let _ = writeln!(
         out,
-        "{} records read; plan from {origin}: {} operation{}",
+        "{} record{} read; plan from {origin}: {} operation{}",
         oriented.records.len(),
+        if oriented.records.len() == 1 { "" } else { "s" },
         plan.operations.len(),
         if plan.operations.len() == 1 { "" } else { "s" }
     );
