@@ -9,6 +9,8 @@
 
 mod execute;
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
 mod touched;
 
