@@ -624,3 +624,43 @@ fn auto_applies_only_exact_duplicates_and_expired_records() {
     );
     assert_run_snapshot!("auto_applied", env, run);
 }
+
+#[test]
+fn json_report_lists_what_was_merged() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    let run = env.run(&["dream", "--yes", "--json", "--llm-cmd", &runner]);
+    run.assert_success();
+    let report = run.json();
+    assert_eq!(
+        report["merged"][0]["into"]["id"],
+        "pytest-a",
+        "{}",
+        run.render()
+    );
+    assert_eq!(report["merged"][0]["from"].as_array().unwrap().len(), 2);
+    assert_eq!(report["plan"]["origin"], "model");
+    assert!(report["retired"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn plan_declined_at_the_prompt_writes_nothing() {
+    let env = model_env();
+    let Some(runner) = fake_model(&env, "good") else {
+        return;
+    };
+    let before = both_stores(&env);
+    let run = env.run_in_terminal(&["dream", "--llm-cmd", &runner], "n\n");
+    assert!(run.stdout.contains("Apply this plan?"), "{}", run.render());
+    run.assert_code(3);
+    assert_eq!(both_stores(&env), before);
+    let run = env.run_in_terminal(&["dream", "--llm-cmd", &runner], "y\n");
+    run.assert_success();
+    assert!(
+        !env.store().join("pytest-b.md").exists(),
+        "{}",
+        run.render()
+    );
+}
