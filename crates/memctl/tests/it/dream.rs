@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::env::{TestEnv, files_under};
 
 /// A hand-made record with a source.
-fn record(env: &TestEnv, dir: &Path, id: &str, kind: &str, source: &str, body: &str) {
+pub fn record(env: &TestEnv, dir: &Path, id: &str, kind: &str, source: &str, body: &str) {
     fs::create_dir_all(dir).unwrap();
     let _ = env;
     fs::write(
@@ -25,7 +25,7 @@ fn record(env: &TestEnv, dir: &Path, id: &str, kind: &str, source: &str, body: &
 
 /// A workspace store of six records (two saying the same thing) and a
 /// global store of one.
-fn model_env() -> TestEnv {
+pub fn model_env() -> TestEnv {
     let env = TestEnv::new();
     let ws = env.store();
     record(
@@ -89,7 +89,7 @@ fn model_env() -> TestEnv {
 
 /// `python3 [ROOT]/bin/fake-model.py MODE`, or `None` (the test says it is
 /// skipped) when there is no python3.
-fn fake_model(env: &TestEnv, mode: &str) -> Option<String> {
+pub fn fake_model(env: &TestEnv, mode: &str) -> Option<String> {
     if StdCommand::new("python3")
         .arg("--version")
         .output()
@@ -107,7 +107,7 @@ fn fake_model(env: &TestEnv, mode: &str) -> Option<String> {
     Some(format!("python3 {} {mode}", script.display()))
 }
 
-fn both_stores(env: &TestEnv) -> (BTreeMap<PathBuf, Vec<u8>>, BTreeMap<PathBuf, Vec<u8>>) {
+pub fn both_stores(env: &TestEnv) -> (BTreeMap<PathBuf, Vec<u8>>, BTreeMap<PathBuf, Vec<u8>>) {
     (env.store_bytes(), files_under(&env.global_store()))
 }
 
@@ -367,122 +367,6 @@ fn dry_run_json_prints_the_plan_and_writes_nothing() {
     assert_eq!(both_stores(&env), before);
 }
 
-/// The dream lock files in the cache folder (one per store dreamt on).
-fn dream_locks(env: &TestEnv) -> Vec<PathBuf> {
-    let mut locks: Vec<PathBuf> = fs::read_dir(env.root().join("cache"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dream-lock"))
-        .collect();
-    locks.sort();
-    locks
-}
-
-fn gates_open(env: &mut TestEnv) {
-    env.set_var("MEMCTL_DREAM_MIN_HOURS", "0");
-    env.set_var("MEMCTL_DREAM_MIN_WRITES", "0");
-    env.set_var("MEMCTL_DREAM_SCAN_MINUTES", "0");
-}
-
-#[test]
-fn auto_skips_until_enough_writes_and_scans_at_most_every_ten_minutes() {
-    let env = TestEnv::new();
-    env.remember("a", "user", "one", "first fact");
-    env.remember("b", "user", "two", "second fact");
-    let before = env.store_bytes();
-    let first = env.run(&["dream", "--auto"]);
-    first.assert_success();
-    assert_run_snapshot!("auto_too_few_writes", env, first);
-    let second = env.run(&["dream", "--auto"]);
-    second.assert_success();
-    assert_run_snapshot!("auto_scan_throttled", env, second);
-    assert_eq!(env.store_bytes(), before);
-}
-
-#[test]
-fn auto_runs_once_gates_pass_then_waits_a_day() {
-    let mut env = TestEnv::new();
-    for n in 0..5 {
-        env.remember(
-            &format!("fact-{n}"),
-            "user",
-            &format!("fact {n}"),
-            &format!("distinct fact number {n}"),
-        );
-    }
-    env.set_var("MEMCTL_DREAM_SCAN_MINUTES", "0");
-    let run = env.run(&["dream", "--auto"]);
-    run.assert_success();
-    assert!(!run.stderr.contains("Skipped"), "{}", run.render());
-    let again = env.run(&["dream", "--auto"]);
-    again.assert_success();
-    assert!(
-        again.stderr.contains("Skipped: the last dream was 0 h ago"),
-        "{}",
-        again.render()
-    );
-}
-
-#[test]
-fn auto_dream_skips_while_another_dream_holds_the_lock() {
-    let mut env = TestEnv::new();
-    env.remember("a", "user", "one", "first fact");
-    gates_open(&mut env);
-    env.run(&["dream", "--auto"]).assert_success();
-    let locks = dream_locks(&env);
-    assert_eq!(locks.len(), 1, "{locks:?}");
-    let held = fs::OpenOptions::new().write(true).open(&locks[0]).unwrap();
-    held.try_lock().unwrap();
-    let skipped = env.run(&["dream", "--auto"]);
-    skipped.assert_success();
-    assert!(
-        skipped.stderr.contains("Skipped: another dream is running"),
-        "{}",
-        skipped.render()
-    );
-    env.run(&["dream", "--yes"]).assert_code(4);
-    drop(held);
-    let run = env.run(&["dream", "--auto"]);
-    run.assert_success();
-    assert!(!run.stderr.contains("Skipped"), "{}", run.render());
-}
-
-#[test]
-fn killed_dream_leaves_no_lock_that_blocks_the_next() {
-    let mut env = model_env();
-    let Some(runner) = fake_model(&env, "hang") else {
-        return;
-    };
-    gates_open(&mut env);
-    let before = both_stores(&env);
-    let mut child = env
-        .std_command()
-        .args(["dream", "--yes", "--llm-cmd", &runner])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the dream holds its lock.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let held = dream_locks(&env).iter().any(|lock| {
-            let file = fs::OpenOptions::new().write(true).open(lock).unwrap();
-            matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock))
-        });
-        if held {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the dream never took its lock");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.kill().unwrap(); // SIGKILL: no destructor, no cleanup
-    child.wait().unwrap();
-    let run = env.run(&["dream", "--auto"]);
-    run.assert_success();
-    assert!(!run.stderr.contains("another dream"), "{}", run.render());
-    assert_eq!(both_stores(&env), before, "a killed dream left a change");
-}
-
 #[test]
 fn claude_code_memory_folder_dreams_without_losing_a_record_or_the_hand_made_index() {
     let env = TestEnv::new();
@@ -537,92 +421,6 @@ fn secret_in_a_model_plan_is_never_printed_and_never_written() {
     run.assert_code(2);
     assert_eq!(both_stores(&env), before);
     assert_run_snapshot!("secret_refused", env, run);
-}
-
-#[test]
-fn auto_applies_only_exact_duplicates_and_expired_records() {
-    let mut env = TestEnv::new();
-    env.set_var("MEMCTL_DREAM_SCAN_MINUTES", "0");
-    let ws = env.store();
-    record(&env, &ws, "pytest", "feedback", "user", "- use pytest\n");
-    // The same text in other case and spacing, and the same description.
-    let again = fs::read_to_string(ws.join("pytest.md")).unwrap();
-    fs::write(
-        ws.join("pytest-again.md"),
-        again
-            .replace("- use pytest", "- Use  pytest")
-            .replace("name: pytest", "name: pytest-again"),
-    )
-    .unwrap();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "freeze",
-        "--type",
-        "project",
-        "--description",
-        "Deploy freeze",
-        "--expires",
-        "2020-01-01",
-        "Deploy freeze until the release.",
-    ])
-    .assert_success();
-    record(
-        &env,
-        &ws,
-        "node-18",
-        "project",
-        "user",
-        "We use Node 18 for the build.\n",
-    );
-    std::thread::sleep(Duration::from_millis(1100));
-    record(
-        &env,
-        &ws,
-        "node-22",
-        "project",
-        "user",
-        "We use Node 22 for the build.\n",
-    );
-    record(
-        &env,
-        &ws,
-        "tea",
-        "user",
-        "user",
-        "The user drinks green tea.\n",
-    );
-    record(
-        &env,
-        &ws,
-        "editor",
-        "user",
-        "user",
-        "Edits in vim with tabs shown.\n",
-    );
-    record(
-        &env,
-        &ws,
-        "ci",
-        "project",
-        "user",
-        "CI caches the cargo registry.\n",
-    );
-    let run = env.run(&["dream", "--auto"]);
-    run.assert_success();
-    assert!(!ws.join("freeze.md").exists(), "{}", run.render());
-    assert!(
-        ws.join("pytest.md").exists() != ws.join("pytest-again.md").exists(),
-        "{}",
-        run.render()
-    );
-    assert!(
-        ws.join("node-18.md").exists() && ws.join("node-22.md").exists(),
-        "{}",
-        run.render()
-    );
-    assert_run_snapshot!("auto_applied", env, run);
 }
 
 #[test]

@@ -29,6 +29,7 @@ mod corpus;
 mod corpus_search;
 mod crash;
 mod dream;
+mod dream_auto;
 mod edit;
 mod env;
 mod forget;

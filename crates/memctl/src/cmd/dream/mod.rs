@@ -29,39 +29,25 @@ pub struct Oriented {
 }
 
 pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
-    let stores = dream_stores(global)?;
+    // As search does: the workspace store and the global store (`--global`:
+    // only that one).
+    let stores = stores::read_stores(global)?;
+    if stores.is_empty() {
+        // A hook runs `dream --auto` in every project, with a store or not.
+        if args.auto {
+            ui.note("Skipped: there is no store here.");
+            return Ok(Exit::Ok);
+        }
+        return Err(Failure::bad_input("there is no store to dream on")
+            .with_hint("run `memctl init` in your project, or pass --store DIR")
+            .into());
+    }
     // Whole seconds, as every other write's timestamps.
     let now =
         Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
-    // A dry run writes nothing, so it needs no lock and no gate.
-    let _held = if args.dry_run {
-        None
-    } else {
-        match auto::DreamLock::take(&stores)? {
-            Some(lock) => Some(lock),
-            None if args.auto => {
-                ui.note("Skipped: another dream is running on this store.");
-                return Ok(Exit::Ok);
-            }
-            None => {
-                return Err(Failure::new(
-                    Exit::Conflict,
-                    "another dream is running on this store; nothing was written",
-                )
-                .with_hint("wait for it to finish and run dream again")
-                .into());
-            }
-        }
+    let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
+        return Ok(Exit::Ok);
     };
-    let mut gates = None;
-    if args.auto {
-        let mut state = auto::Gates::load(&stores);
-        if let Some(why) = state.check(&stores, now)? {
-            ui.note(&format!("Skipped: {why}."));
-            return Ok(Exit::Ok);
-        }
-        gates = Some(state);
-    }
     let oriented = orient(&stores);
     let mut plan = match &args.llm_cmd {
         Some(command) => llm::plan(ui, command, &oriented.records, &args, now)?,
@@ -76,13 +62,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     let verdict = validate::validate(&plan, &oriented.records, &options);
     // A rejected plan is shown too: the person sees what was proposed and
     // which operation broke which rule.
-    if args.json && args.dry_run {
-        render::print_json(&plan)?;
-    } else if !args.json {
-        ui::print(&render::hide_secret_lines(&render::plan(
-            ui, &plan, &oriented,
-        )))?;
-    }
+    show(ui, &args, &plan, &oriented)?;
     if let Err(rejection) = verdict {
         return Err(rejected(&plan, &rejection, args.max_delete_pct));
     }
@@ -110,23 +90,58 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     Ok(Exit::Ok)
 }
 
-/// The stores dream reads, as search does: the workspace store and the
-/// global store (`--global`: only that one).
-fn dream_stores(global: &GlobalArgs) -> anyhow::Result<Vec<ScopedStore>> {
-    let stores = stores::read_stores(global)?;
-    if stores.is_empty() {
-        return Err(Failure::bad_input("there is no store to dream on")
-            .with_hint("run `memctl init` in your project, or pass --store DIR")
-            .into());
-    }
-    Ok(stores)
-}
-
 pub fn plan_scope(scope: stores::Scope) -> Scope {
     match scope {
         stores::Scope::Workspace => Scope::Workspace,
         stores::Scope::Global => Scope::Global,
     }
+}
+
+/// The dream lock and, with `--auto`, the gates: `None` when this run is
+/// to skip (another dream runs, or a gate is closed), having said why.
+fn admit(
+    ui: &Ui,
+    stores: &[ScopedStore],
+    args: &DreamArgs,
+    now: Timestamp,
+) -> anyhow::Result<Option<(Option<auto::DreamLock>, Option<auto::Gates>)>> {
+    // A dry run writes nothing, so it needs no lock and no gate.
+    if args.dry_run {
+        return Ok(Some((None, None)));
+    }
+    let Some(lock) = auto::DreamLock::take(stores)? else {
+        if args.auto {
+            ui.note("Skipped: another dream is running on this store.");
+            return Ok(None);
+        }
+        return Err(Failure::new(
+            Exit::Conflict,
+            "another dream is running on this store; nothing was written",
+        )
+        .with_hint("wait for it to finish and run dream again")
+        .into());
+    };
+    if !args.auto {
+        return Ok(Some((Some(lock), None)));
+    }
+    let mut gates = auto::Gates::load(stores);
+    if let Some(why) = gates.check(stores, now)? {
+        ui.note(&format!("Skipped: {why}."));
+        return Ok(None);
+    }
+    Ok(Some((Some(lock), Some(gates))))
+}
+
+/// The plan as a person reads it, or as JSON for `--dry-run --json`; secrets hidden.
+fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::Result<()> {
+    if args.json && args.dry_run {
+        render::print_json(plan)?;
+    } else if !args.json {
+        ui::print(&render::hide_secret_lines(&render::plan(
+            ui, plan, oriented,
+        )))?;
+    }
+    Ok(())
 }
 
 fn orient(stores: &[ScopedStore]) -> Oriented {

@@ -145,135 +145,118 @@ fn finding(finding: mddream::plan::Finding) -> String {
 }
 
 fn operation(ui: &Ui, n: usize, op: &Operation, records: &Lookup<'_>) -> String {
-    let mut out = String::new();
-    let head = |word: &str, style| ui.paint(style, word);
+    let (word, style) = match op {
+        Operation::Merge { .. } => ("MERGE", Style::Yellow),
+        Operation::Update { .. } => ("UPDATE", Style::Yellow),
+        Operation::Retire { .. } => ("RETIRE", Style::Red),
+    };
+    let mut out = format!(
+        "{}. {} ({})\n   why: {}\n",
+        n + 1,
+        ui.paint(style, word),
+        finding(op.finding()),
+        ui::shown(op.reason())
+    );
     match op {
         Operation::Merge {
-            finding: f,
-            reason,
-            reads,
-            into,
-            drops,
+            reads, into, drops, ..
         } => {
-            let _ = writeln!(
-                out,
-                "{}. {} ({})",
-                n + 1,
-                head("MERGE", Style::Yellow),
-                finding(*f)
-            );
-            let _ = writeln!(out, "   why: {}", ui::shown(reason));
-            let scope = reads.first().map_or(Scope::Workspace, |r| r.scope);
-            let kept = reads.iter().find(|r| same_id(&r.id, &into.name));
-            for r in reads.iter().filter(|r| Some(*r) != kept) {
-                let _ = writeln!(out, "   goes:  {}", about(r, records));
-            }
-            let stays = match kept {
-                Some(r) => format!("{}, rewritten as the merged record", label(r)),
-                None => format!(
-                    "{}:{} (new), merged from the records above",
-                    scope.as_str(),
-                    ui::shown(&into.name)
-                ),
-            };
-            let _ = writeln!(out, "   stays: {stays}");
-            let new_text = new_record_text(into);
-            for r in reads {
-                if let Some(record) = records.get(&(r.scope, r.id.as_str())) {
-                    let diff = ui::diff(
-                        ui,
-                        &record_text(record),
-                        &new_text,
-                        &label(r),
-                        &format!("{}:{} (merged)", scope.as_str(), into.name),
-                    );
-                    out += &indent(&diff);
-                }
-            }
+            out += &merge(ui, reads, into, records);
             out += &dropped(drops);
         }
         Operation::Update {
-            finding: f,
-            reason,
             reads,
-            record: new,
+            record,
             drops,
+            ..
         } => {
-            let _ = writeln!(
-                out,
-                "{}. {} ({})",
-                n + 1,
-                head("UPDATE", Style::Yellow),
-                finding(*f)
-            );
-            let _ = writeln!(out, "   why: {}", ui::shown(reason));
-            let _ = writeln!(
-                out,
-                "   stays: {}, rewritten (revision {} → {})",
-                about(reads, records),
-                reads.revision,
-                reads.revision.saturating_add(1)
-            );
-            if let Some(record) = records.get(&(reads.scope, reads.id.as_str())) {
-                let diff = ui::diff(
-                    ui,
-                    &record_text(record),
-                    &new_record_text(new),
-                    &label(reads),
-                    &format!("{} (updated)", label(reads)),
-                );
-                out += &indent(&diff);
-            }
+            out += &update(ui, reads, record, records);
             out += &dropped(drops);
         }
         Operation::Retire {
-            finding: f,
-            reason,
             reads,
             superseded_by,
-        } => {
-            let _ = writeln!(
-                out,
-                "{}. {} ({})",
-                n + 1,
-                head("RETIRE", Style::Red),
-                finding(*f)
-            );
-            let _ = writeln!(out, "   why: {}", ui::shown(reason));
-            let _ = writeln!(
-                out,
-                "   goes:  {} (a tombstone keeps it from coming back)",
-                about(reads, records)
-            );
-            let old = records.get(&(reads.scope, reads.id.as_str()));
-            match superseded_by {
-                Some(by) => {
-                    let _ = writeln!(out, "   stays: {}", about(by, records));
-                    if let (Some(old), Some(new)) = (old, records.get(&(by.scope, by.id.as_str())))
-                    {
-                        out += &indent(&ui::diff(
-                            ui,
-                            &record_text(old),
-                            &record_text(new),
-                            &label(reads),
-                            &label(by),
-                        ));
-                    }
-                }
-                None => {
-                    if let Some(old) = old {
-                        out += &indent(&ui::diff(
-                            ui,
-                            &record_text(old),
-                            "",
-                            &label(reads),
-                            "(retired)",
-                        ));
-                    }
-                }
-            }
+            ..
+        } => out += &retire(ui, reads, superseded_by.as_ref(), records),
+    }
+    out
+}
+
+fn merge(ui: &Ui, reads: &[RecordRef], into: &NewRecord, records: &Lookup<'_>) -> String {
+    let mut out = String::new();
+    let scope = reads.first().map_or(Scope::Workspace, |r| r.scope);
+    let merged = format!("{}:{}", scope.as_str(), ui::shown(&into.name));
+    let kept = reads.iter().find(|r| same_id(&r.id, &into.name));
+    for r in reads.iter().filter(|r| Some(*r) != kept) {
+        let _ = writeln!(out, "   goes:  {}", about(r, records));
+    }
+    let _ = match kept {
+        Some(r) => writeln!(
+            out,
+            "   stays: {}, rewritten as the merged record",
+            label(r)
+        ),
+        None => writeln!(
+            out,
+            "   stays: {merged} (new), merged from the records above"
+        ),
+    };
+    let new_text = new_record_text(into);
+    for r in reads {
+        if let Some(record) = records.get(&(r.scope, r.id.as_str())) {
+            let to = format!("{merged} (merged)");
+            out += &indent(&ui::diff(
+                ui,
+                &record_text(record),
+                &new_text,
+                &label(r),
+                &to,
+            ));
         }
     }
+    out
+}
+
+fn update(ui: &Ui, reads: &RecordRef, new: &NewRecord, records: &Lookup<'_>) -> String {
+    let mut out = format!(
+        "   stays: {}, rewritten (revision {} → {})\n",
+        about(reads, records),
+        reads.revision,
+        reads.revision.saturating_add(1)
+    );
+    if let Some(record) = records.get(&(reads.scope, reads.id.as_str())) {
+        let to = format!("{} (updated)", label(reads));
+        out += &indent(&ui::diff(
+            ui,
+            &record_text(record),
+            &new_record_text(new),
+            &label(reads),
+            &to,
+        ));
+    }
+    out
+}
+
+fn retire(ui: &Ui, reads: &RecordRef, by: Option<&RecordRef>, records: &Lookup<'_>) -> String {
+    let mut out = format!(
+        "   goes:  {} (a tombstone keeps it from coming back)\n",
+        about(reads, records)
+    );
+    if let Some(by) = by {
+        let _ = writeln!(out, "   stays: {}", about(by, records));
+    }
+    let Some(old) = records.get(&(reads.scope, reads.id.as_str())) else {
+        return out;
+    };
+    // Against its successor when it has one, else the record as it goes.
+    let (new, to) = match by {
+        Some(by) => match records.get(&(by.scope, by.id.as_str())) {
+            Some(new) => (record_text(new), label(by)),
+            None => return out,
+        },
+        None => (String::new(), "(retired)".to_string()),
+    };
+    out += &indent(&ui::diff(ui, &record_text(old), &new, &label(reads), &to));
     out
 }
 
