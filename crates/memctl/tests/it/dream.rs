@@ -146,6 +146,11 @@ fn model_plan_with_dotdot_name_is_refused() {
 }
 
 #[test]
+fn model_plan_with_lookalike_name_is_refused() {
+    refused("lookalike-name", 2);
+}
+
+#[test]
 fn model_plan_merging_across_scopes_is_refused() {
     refused("cross-scope", 2);
 }

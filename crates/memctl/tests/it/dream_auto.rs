@@ -209,3 +209,16 @@ fn auto_applies_only_exact_duplicates_and_expired_records() {
     );
     assert_run_snapshot!("auto_applied", env, run);
 }
+
+#[test]
+fn auto_without_any_store_skips_quietly() {
+    let env = TestEnv::bare();
+    let run = env.run(&["dream", "--auto"]);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("Skipped: there is no store here"),
+        "{}",
+        run.render()
+    );
+    env.run(&["dream"]).assert_code(2);
+}
