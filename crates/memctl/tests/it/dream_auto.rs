@@ -222,3 +222,43 @@ fn auto_without_any_store_skips_quietly() {
     );
     env.run(&["dream"]).assert_code(2);
 }
+
+#[test]
+fn dream_waiting_for_a_held_store_lock_exits_4_and_writes_nothing() {
+    let mut env = TestEnv::new();
+    let ws = env.store();
+    record(&env, &ws, "pytest", "feedback", "user", "- use pytest\n");
+    let text = fs::read_to_string(ws.join("pytest.md")).unwrap();
+    fs::write(
+        ws.join("pytest-again.md"),
+        text.replace("name: pytest", "name: pytest-again"),
+    )
+    .unwrap();
+    for (id, body) in [
+        ("tea", "Green tea."),
+        ("vim", "Edits in vim."),
+        ("ci", "CI caches cargo."),
+    ] {
+        record(&env, &ws, id, "user", "user", &format!("{body}\n"));
+    }
+    env.set_var("MEMCTL_LOCK_TIMEOUT_MS", "200");
+    let before = env.store_bytes();
+    // The store's write lock is an OS lock on the store folder itself.
+    let held = fs::File::open(&ws).unwrap();
+    held.try_lock().unwrap();
+    let run = env.run(&["dream", "--yes"]);
+    run.assert_code(4);
+    assert!(
+        run.stderr.contains("nothing was written"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+    drop(held);
+    env.run(&["dream", "--yes"]).assert_success();
+    assert_ne!(
+        env.store_bytes(),
+        before,
+        "the exact duplicate was not merged once the lock was free"
+    );
+}

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use jiff::Timestamp;
-use mddream::apply::{self, ApplyError, ApplyOptions, Target};
+use mddream::apply::{self, ApplyOptions, Target};
 use mddream::plan::{Plan, Scope};
 use mddream::records::{self, Broken, DreamRecord};
 use mddream::validate::{self, ValidateOptions};
@@ -246,31 +246,6 @@ fn apply_plan(
         lock_timeout: mdstore::lock::timeout_from_env(),
         now,
     };
-    apply::apply(plan, &mut targets, &options).map_err(apply_failure)
-}
-
-/// SPEC §10's exit code for each way applying can fail (the error says
-/// that the files were left or restored as they were).
-fn apply_failure(err: ApplyError) -> anyhow::Error {
-    let exit = match err.exit_code() {
-        2 => Exit::BadInput,
-        4 => Exit::Conflict,
-        _ => Exit::Internal,
-    };
-    let hint = match &err {
-        // The store lock's own message and hint (failure.rs).
-        ApplyError::Lock(_) => return anyhow::Error::from(err),
-        ApplyError::Conflict { .. } => {
-            Some("run memctl dream again to plan from the store as it is now")
-        }
-        ApplyError::Unrestored { .. } => {
-            Some("`git status` and `memctl check` show what is left to repair")
-        }
-        ApplyError::Refused { .. } | ApplyError::Io { .. } => None,
-    };
-    let failure = Failure::new(exit, ui::shown(&err.to_string()));
-    match hint {
-        Some(hint) => failure.with_hint(hint).into(),
-        None => failure.into(),
-    }
+    // failure.rs gives each ApplyError its exit code.
+    Ok(apply::apply(plan, &mut targets, &options)?)
 }
