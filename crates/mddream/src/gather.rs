@@ -83,9 +83,22 @@ impl Claims {
     }
 }
 
-/// When a record last changed: `updated`, else `created`.
+/// When a record last changed: `updated`, else `created`, as written in
+/// its frontmatter. mdstore falls back to the file's mtime for a file that
+/// has neither (a Claude Code memory), but a checkout or a copy resets
+/// mtimes, so which of two such records is newer cannot be told.
 pub(crate) fn changed_at(record: &DreamRecord) -> Option<Timestamp> {
-    record.record.meta.updated.or(record.record.meta.created)
+    let meta = &record.record.meta;
+    let keys = match &record.record.frontmatter {
+        Some(frontmatter) => frontmatter.keys(),
+        None => return None,
+    };
+    let written = |key: &str| keys.iter().any(|k| k == key);
+    match (written("updated"), written("created")) {
+        (true, _) if meta.updated.is_some() => meta.updated,
+        (_, true) => meta.created,
+        _ => None,
+    }
 }
 
 /// Record ids for a reason, escaped and cut.

@@ -19,6 +19,14 @@ use crate::records::DreamRecord;
 /// records are about the same thing ("v2" and "v3").
 const MIN_WORDS: usize = 2;
 
+/// More records than this with one masked text are a template ("note 12
+/// on part 7"), not the history of one fact: left out.
+const MAX_GROUP: usize = 4;
+
+/// More changed values than this make two records different facts of one
+/// template rather than a correction.
+const MAX_CHANGES: usize = 2;
+
 pub(crate) fn gather(
     records: &[DreamRecord],
     prepared: &[Prepared],
@@ -46,7 +54,10 @@ pub(crate) fn gather(
         for (n, t) in terms.iter().enumerate() {
             same.entry(t.masked()).or_default().push(n);
         }
-        let mut sets: Vec<Vec<usize>> = same.into_values().filter(|s| s.len() > 1).collect();
+        let mut sets: Vec<Vec<usize>> = same
+            .into_values()
+            .filter(|s| (2..=MAX_GROUP).contains(&s.len()))
+            .collect();
         sets.sort();
         for set in sets {
             let members: Vec<(usize, &Terms)> =
@@ -71,17 +82,21 @@ fn correct(
     let newest_at = changed_at(&records[newest]);
     for &&(old, old_terms) in &by_age[..by_age.len() - 1] {
         let changes = value_changes(old_terms, newest_terms);
-        if changes.is_empty() {
-            // Same values once lower-cased: not a correction (the
-            // near-duplicate gatherer sees such a pair).
+        if changes.is_empty() || changes.len() > MAX_CHANGES {
+            // Same values once lower-cased (the near-duplicate gatherer
+            // sees such a pair), or too many changed to be one correction.
             continue;
         }
         let (new_record, old_record) = (&records[newest], &records[old]);
         let values = changes.join(", ");
-        let tied = newest_at.is_none() || changed_at(old_record) == newest_at;
+        let old_at = changed_at(old_record);
+        let tied = newest_at.is_none() || old_at.is_none() || old_at == newest_at;
         let less_trusted = new_record.record.source() < old_record.record.source();
         if tied || less_trusted {
-            let why = if tied {
+            let why = if newest_at.is_none() || old_at.is_none() {
+                "without a written `updated` or `created` date, which is newer cannot be told"
+                    .to_string()
+            } else if tied {
                 "neither is newer, so which is right cannot be told".to_string()
             } else {
                 format!(

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::gather::merge::{merge, unmergeable};
-use crate::gather::terms::{Prepared, Terms, mix, record_shingles, record_text};
+use crate::gather::terms::{Prepared, Terms, judged_features, mix, record_text};
 use crate::gather::{Claims, GatherOptions, id_list};
 use crate::plan::{Finding, LeftAlone, Plan};
 use crate::records::DreamRecord;
@@ -20,11 +20,12 @@ use crate::records::DreamRecord;
 /// chosen from the labelled pairs' precision and recall (docs/DREAM.md).
 pub const NEAR_THRESHOLD: f64 = 0.5;
 
-/// Bands × rows = the signature's length. With 32 bands of 4 rows, a pair
-/// at similarity 0.5 shares a bucket with probability 0.87, at 0.6 with
-/// 0.99, and at 0.1 (unrelated text on the same topics) with 0.003.
-const BANDS: usize = 32;
-const ROWS: usize = 4;
+/// Bands × rows = the signature's length. With 42 bands of 3 rows, a pair
+/// whose term pairs are 30% alike shares a bucket with probability 0.68,
+/// at 40% with 0.93, and at 2% (unrelated text on the same topics) with
+/// 0.0003.
+const BANDS: usize = 42;
+const ROWS: usize = 3;
 pub(crate) const SIGNATURE_LEN: usize = BANDS * ROWS;
 
 /// A bucket larger than this (templated text) is compared member by member
@@ -72,7 +73,7 @@ impl Compared {
     fn of(text: &str) -> Compared {
         let terms = Terms::of(text);
         Compared {
-            shingles: record_shingles(&terms),
+            shingles: judged_features(&terms),
             values: terms.values().iter().map(|v| v.to_lowercase()).collect(),
         }
     }

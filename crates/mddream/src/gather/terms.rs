@@ -255,7 +255,8 @@ pub(crate) struct Prepared {
     pub(crate) words: usize,
     /// Whether the record has any value.
     pub(crate) has_values: bool,
-    /// The MinHash signature of the masked shingles.
+    /// The MinHash signature of the masked shingles (pairs of terms: single
+    /// terms of a store on a few topics are too alike to bucket on).
     pub(crate) signature: Vec<u32>,
 }
 
@@ -310,11 +311,21 @@ pub(crate) fn shingles(hashes: &[u64]) -> Vec<u64> {
     out
 }
 
-/// The shingles of a record's text (for checking a candidate pair exactly).
-pub(crate) fn record_shingles(terms: &Terms) -> Vec<u64> {
+/// What a candidate pair is judged on: the masked terms themselves and
+/// their adjacent pairs. Single terms let "keep PRs small" and "PRs stay
+/// small" share words where they share few pairs; the pairs keep word
+/// order's weight (docs/DREAM.md compares the choices).
+pub(crate) fn judged_features(terms: &Terms) -> Vec<u64> {
     let hashes: Vec<u64> = terms.masked().iter().map(|t| hash_term(t)).collect();
-    shingles(&hashes)
+    let mut features = shingles(&hashes);
+    features.extend(hashes.iter().map(|h| mix(h ^ UNIGRAM)));
+    features.sort_unstable();
+    features.dedup();
+    features
 }
+
+/// Keeps a single term's feature apart from any pair's.
+const UNIGRAM: u64 = 0x756e_6967_7261_6d00;
 
 /// FNV-1a: stable across runs and platforms, so plans are reproducible.
 pub(crate) fn hash_term(term: &str) -> u64 {

@@ -21,6 +21,7 @@ pub fn record(
     description: &str,
     body: &str,
 ) -> String {
+    let description = serde_json::to_string(description).unwrap_or_default();
     format!(
         "---\nname: {name}\ndescription: {description}\ntype: {kind}\ncreated: 2026-01-01T00:00:00Z\nupdated: {updated}\nrevision: 2\nsource: {source}\n---\n{body}\n"
     )

@@ -1,0 +1,178 @@
+//! Precision and recall of the near-duplicate and correction gatherers on
+//! the labelled pairs in tests/fixtures/near_pairs.jsonl, per threshold:
+//! the table in docs/DREAM.md.
+//!
+//! `cargo run --release -p mddream --example near_eval`
+#![forbid(unsafe_code)]
+
+use std::error::Error;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use mddream::gather::{GatherOptions, NEAR_THRESHOLD, gather_with};
+use mddream::plan::{Finding, Operation, Scope};
+use mddream::records::DreamRecord;
+use mdstore::frontmatter::Frontmatter;
+use mdstore::{Meta, Record, RecordType, Source};
+use serde_json::Value;
+
+struct Pair {
+    lang: String,
+    label: String,
+    a: String,
+    b: String,
+}
+
+/// What the rules proposed for one pair.
+#[derive(PartialEq)]
+enum Verdict {
+    Merge,
+    Correction,
+    Nothing,
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/near_pairs.jsonl");
+    let pairs = read_pairs(&path)?;
+    let cjk = pairs.iter().filter(|p| p.lang != "en").count();
+    println!(
+        "{} labelled pairs ({} CJK): {} duplicates, {} different facts, {} corrections\n",
+        pairs.len(),
+        cjk,
+        count(&pairs, "duplicate"),
+        count(&pairs, "different"),
+        count(&pairs, "correction")
+    );
+    println!(
+        "| threshold | near-dup precision | recall | recall, English | recall, CJK | different facts merged | corrections found |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for step in 3..=16 {
+        let threshold = f64::from(step) * 0.05;
+        let verdicts: Vec<Verdict> = pairs.iter().map(|p| verdict(p, threshold)).collect();
+        let hit = |filter: &dyn Fn(&Pair) -> bool| {
+            let chosen: Vec<usize> = (0..pairs.len()).filter(|&i| filter(&pairs[i])).collect();
+            let merged = chosen
+                .iter()
+                .filter(|&&i| verdicts[i] == Verdict::Merge)
+                .count();
+            (merged, chosen.len())
+        };
+        let (tp, positives) = hit(&|p| p.label == "duplicate");
+        let (tp_en, pos_en) = hit(&|p| p.label == "duplicate" && p.lang == "en");
+        let (tp_cjk, pos_cjk) = hit(&|p| p.label == "duplicate" && p.lang != "en");
+        let (fp, _) = hit(&|p| p.label != "duplicate");
+        let (different_merged, different) = hit(&|p| p.label == "different");
+        let corrections = (0..pairs.len())
+            .filter(|&i| pairs[i].label == "correction" && verdicts[i] == Verdict::Correction)
+            .count();
+        let wrong_corrections = (0..pairs.len())
+            .filter(|&i| pairs[i].label != "correction" && verdicts[i] == Verdict::Correction)
+            .count();
+        let mark = if (threshold - NEAR_THRESHOLD).abs() < 1e-9 {
+            " **(chosen)**"
+        } else {
+            ""
+        };
+        println!(
+            "| {threshold:.2}{mark} | {} | {} | {} | {} | {different_merged}/{different} | {corrections}/{} (+{wrong_corrections} wrong) |",
+            ratio(tp, tp + fp),
+            ratio(tp, positives),
+            ratio(tp_en, pos_en),
+            ratio(tp_cjk, pos_cjk),
+            count(&pairs, "correction"),
+        );
+    }
+    Ok(())
+}
+
+fn ratio(a: usize, b: usize) -> String {
+    if b == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.2}", a as f64 / b as f64)
+    }
+}
+
+fn count(pairs: &[Pair], label: &str) -> usize {
+    pairs.iter().filter(|p| p.label == label).count()
+}
+
+fn read_pairs(path: &std::path::Path) -> Result<Vec<Pair>, Box<dyn Error>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut pairs = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(line)?;
+        let field = |key: &str| {
+            value[key]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("{}:{}: no {key:?}", path.display(), n + 1))
+        };
+        pairs.push(Pair {
+            lang: field("lang")?,
+            label: field("label")?,
+            a: field("a")?,
+            b: field("b")?,
+        });
+    }
+    Ok(pairs)
+}
+
+/// Gathers the pair as two records of one store, source and type, `b`
+/// written a day after `a`.
+fn verdict(pair: &Pair, threshold: f64) -> Verdict {
+    let records = [
+        record("a", &pair.a, "2026-03-01T00:00:00Z"),
+        record("b", &pair.b, "2026-03-02T00:00:00Z"),
+    ];
+    let options = GatherOptions {
+        near_threshold: threshold,
+    };
+    let now: Timestamp = "2026-06-01T00:00:00Z"
+        .parse()
+        .unwrap_or(Timestamp::UNIX_EPOCH);
+    let plan = gather_with(&records, now, &options);
+    let found = |f: Finding| plan.operations.iter().any(|op| op.finding() == f);
+    if plan
+        .operations
+        .iter()
+        .any(|op| matches!(op, Operation::Merge { .. }))
+    {
+        Verdict::Merge
+    } else if found(Finding::Correction) {
+        Verdict::Correction
+    } else {
+        Verdict::Nothing
+    }
+}
+
+/// A record from the fixture's text: its first line is the description,
+/// the rest the body.
+pub fn record(id: &str, text: &str, updated: &str) -> DreamRecord {
+    let (description, body) = text.split_once('\n').unwrap_or((text, ""));
+    let at: Option<Timestamp> = updated.parse().ok();
+    let meta = Meta {
+        name: Some(id.to_string()),
+        description: Some(description.to_string()),
+        record_type: Some(RecordType::Project),
+        created: at,
+        updated: at,
+        revision: Some(1),
+        source: Some(Source::User),
+        ..Meta::default()
+    };
+    let mut frontmatter = Frontmatter::new();
+    frontmatter.set_meta(&meta);
+    DreamRecord {
+        scope: Scope::Workspace,
+        record: Record {
+            id: id.to_string(),
+            rel_path: PathBuf::from(format!("{id}.md")),
+            meta,
+            frontmatter: Some(frontmatter),
+            body: format!("{body}\n"),
+            problems: Vec::new(),
+        },
+    }
+}
