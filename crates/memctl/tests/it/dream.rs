@@ -467,3 +467,42 @@ fn plan_declined_at_the_prompt_writes_nothing() {
         run.render()
     );
 }
+
+#[test]
+fn broken_files_are_reported_and_left_alone_byte_for_byte() {
+    let env = TestEnv::new();
+    let ws = env.store();
+    record(&env, &ws, "pytest", "feedback", "user", "- use pytest\n");
+    let text = fs::read_to_string(ws.join("pytest.md")).unwrap();
+    fs::write(
+        ws.join("pytest-again.md"),
+        text.replace("name: pytest", "name: pytest-again"),
+    )
+    .unwrap();
+    for (id, body) in [
+        ("tea", "Green tea."),
+        ("vim", "Edits in vim."),
+        ("ci", "CI caches cargo."),
+    ] {
+        record(&env, &ws, id, "user", "user", &format!("{body}\n"));
+    }
+    let broken = "---\nname: half\ndescription: [unclosed\ntype: user\n---\n- use pytest\n";
+    let conflict = "---\nname: merged\ndescription: d\ntype: user\n---\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n";
+    env.write_store_file("half.md", broken);
+    env.write_store_file("merged.md", conflict);
+    let run = env.run(&["dream", "--yes"]);
+    run.assert_success();
+    assert!(
+        run.stdout.contains("Not read (left alone as they are):"),
+        "{}",
+        run.render()
+    );
+    assert!(run.stdout.contains("workspace:half.md"), "{}", run.render());
+    assert_eq!(env.read_store_file("half.md"), broken);
+    assert_eq!(env.read_store_file("merged.md"), conflict);
+    assert!(
+        run.stdout.contains("Merged workspace:pytest"),
+        "{}",
+        run.render()
+    );
+}
