@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use mddream::apply::ApplyError;
 use mdstore::lock::LockError;
 
 /// SPEC §10.
@@ -58,14 +59,14 @@ pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
     if let Some(failure) = err.chain().find_map(|e| e.downcast_ref::<Failure>()) {
         return (failure.exit, failure.message.clone(), failure.hint.clone());
     }
+    // Before the lock's own rule: a dream's lock timeout is inside an ApplyError.
+    if let Some(apply) = err.chain().find_map(|e| e.downcast_ref::<ApplyError>()) {
+        return classify_apply(apply);
+    }
     if let Some(timeout @ LockError::Timeout { .. }) =
         err.chain().find_map(|e| e.downcast_ref::<LockError>())
     {
-        return (
-            Exit::Conflict,
-            format!("{timeout}; nothing was written"),
-            Some("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)".to_string()),
-        );
+        return lock_timeout(timeout);
     }
     let message = err
         .chain()
@@ -73,4 +74,34 @@ pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
         .collect::<Vec<_>>()
         .join(": ");
     (Exit::Internal, message, None)
+}
+
+fn lock_timeout(timeout: &LockError) -> (Exit, String, Option<String>) {
+    (
+        Exit::Conflict,
+        format!("{timeout}; nothing was written"),
+        Some("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)".to_string()),
+    )
+}
+
+/// A dream plan that was not applied: `ApplyError::exit_code` is SPEC §10's
+/// code; the message says the files were left or restored as they were.
+fn classify_apply(err: &ApplyError) -> (Exit, String, Option<String>) {
+    let exit = match err.exit_code() {
+        2 => Exit::BadInput,
+        4 => Exit::Conflict,
+        _ => Exit::Internal,
+    };
+    let hint = match err {
+        ApplyError::Lock(lock) => return lock_timeout(lock),
+        ApplyError::Conflict { .. } => {
+            Some("run memctl dream again to plan from the store as it is now")
+        }
+        ApplyError::Unrestored { .. } => {
+            Some("`git status` and `memctl check` show what is left to repair")
+        }
+        ApplyError::Refused { .. } | ApplyError::Io { .. } => None,
+    };
+    let message = mdstore::escape::escape_controls(&err.to_string()).into_owned();
+    (exit, message, hint.map(str::to_string))
 }

@@ -78,6 +78,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Search(_)
             | Command::Extract(_)
             | Command::Mcp
+            | Command::Dream(_)
     ) && let Ok(stores) = stores::read_stores(global)
     {
         freshen::catalogs(&stores, ui);
@@ -98,6 +99,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Watch => cmd::search::watch(global, ui),
         Command::Extract(args) => cmd::extract::run(global, ui, args),
         Command::Mcp => mcp::run(global, ui),
+        Command::Dream(args) => cmd::dream::run(global, ui, args),
     }
 }
 

@@ -535,3 +535,33 @@ fn memory_md_conflict_without_the_attribute_is_repaired_by_the_next_command() {
     );
     memctl(env, &b, &["check"]).assert_success();
 }
+
+/// Issue 9: a dream asked to commit says what it did in the message, and
+/// commits the merged record, the merged-away record's removal and its
+/// tombstone together.
+#[test]
+fn dream_commit_message_says_what_was_merged() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let a = clones.dir("a");
+    for name in ["deploy-one", "deploy-two"] {
+        let record = format!(
+            "---\nname: {name}\ndescription: Deploys go through make release\ntype: project\n---\nDeploys go through make release.\n"
+        );
+        fs::write(a.join(format!(".memory/{name}.md")), record).unwrap();
+    }
+    git(env, &a, &["add", "-A"]);
+    git(env, &a, &["commit", "-qm", "two copies"]);
+    memctl(env, &a, &["dream", "--yes", "--commit"]).assert_success();
+    let subject = git(env, &a, &["log", "-1", "--format=%s"]);
+    assert!(
+        subject.starts_with("dream: merge deploy-one, deploy-two into deploy-"),
+        "{subject}"
+    );
+    let status = git(env, &a, &["status", "--porcelain", "--", ".memory"]);
+    assert_eq!(
+        status.trim(),
+        "",
+        "everything the dream changed is committed"
+    );
+}

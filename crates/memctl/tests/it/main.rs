@@ -30,6 +30,8 @@ mod concurrency;
 mod corpus;
 mod corpus_search;
 mod crash;
+mod dream;
+mod dream_auto;
 mod edit;
 mod env;
 mod extract;

@@ -1,0 +1,341 @@
+//! `memctl dream`: orient, plan (from the rules or a model command),
+//! validate, show, confirm, apply, report (SPEC §7). The logic is
+//! `mddream`'s; this module chooses the stores, talks to the user and maps
+//! errors to exit codes.
+
+mod auto;
+mod llm;
+mod render;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use mddream::apply::{self, ApplyOptions, Target};
+use mddream::plan::{Plan, Scope};
+use mddream::records::{self, Broken, DreamRecord};
+use mddream::validate::{self, ValidateOptions};
+
+use crate::cli::{DreamArgs, GlobalArgs};
+use crate::failure::{Exit, Failure};
+use crate::index_hook::IndexSink;
+use crate::stores::{self, ScopedStore};
+use crate::ui::{self, Ui};
+
+/// What orienting found in every store dreamt on.
+pub struct Oriented {
+    pub records: Vec<DreamRecord>,
+    pub broken: Vec<Broken>,
+}
+
+pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
+    // As search does: the workspace store and the global store (`--global`:
+    // only that one).
+    let mut stores = stores::read_stores(global)?;
+    // A workspace store named as the global store's own folder is one
+    // store: its lock taken twice would wait for itself.
+    stores.dedup_by(|later, earlier| later.store.root() == earlier.store.root());
+    if stores.is_empty() {
+        // A hook runs `dream --auto` in every project, with a store or not.
+        if args.auto {
+            ui.note("Skipped: there is no store here.");
+            return Ok(Exit::Ok);
+        }
+        return Err(Failure::bad_input("there is no store to dream on")
+            .with_hint("run `memctl init` in your project, or pass --store DIR")
+            .into());
+    }
+    // Whole seconds, as every other write's timestamps.
+    let now =
+        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
+        return Ok(Exit::Ok);
+    };
+    let oriented = orient(&stores);
+    let mut plan = match &args.llm_cmd {
+        Some(command) => llm::plan(ui, command, &oriented.records, &args, now)?,
+        None => mddream::gather::gather(&oriented.records, now),
+    };
+    if args.auto {
+        plan = auto::unattended(plan);
+    }
+    let options = ValidateOptions {
+        max_delete_pct: args.max_delete_pct,
+    };
+    let verdict = validate::validate(&plan, &oriented.records, &options);
+    // A rejected plan is shown too: the person sees what was proposed and
+    // which operation broke which rule.
+    show(ui, &args, &plan, &oriented)?;
+    if let Err(rejection) = verdict {
+        return Err(rejected(&plan, &rejection, args.max_delete_pct));
+    }
+    if args.json && args.dry_run {
+        return Ok(Exit::Ok);
+    }
+    if args.dry_run {
+        ui.note("Dry run: nothing was written.");
+        return Ok(Exit::Ok);
+    }
+    let applied = if plan.operations.is_empty() {
+        None
+    } else if confirmed(ui, &args)? {
+        let kept_before = preserved_copies(&stores);
+        let applied = apply_plan(&plan, &oriented.records, &stores, now)?;
+        for kept in preserved_copies(&stores).difference(&kept_before) {
+            super::admin::note_preserved_at(ui, kept);
+        }
+        commit_to_git(ui, &args, &plan, &applied, &stores, &oriented.records);
+        Some(applied)
+    } else {
+        return Ok(Exit::NotConfirmed);
+    };
+    gates.unwrap_or_else(|| auto::Gates::load(&stores)).dreamt();
+    render::report(&args, &plan, applied.as_ref(), &oriented)?;
+    Ok(Exit::Ok)
+}
+
+pub fn plan_scope(scope: stores::Scope) -> Scope {
+    match scope {
+        stores::Scope::Workspace => Scope::Workspace,
+        stores::Scope::Global => Scope::Global,
+    }
+}
+
+/// The dream lock and, with `--auto`, the gates: `None` when this run is
+/// to skip (another dream runs, or a gate is closed), having said why.
+fn admit(
+    ui: &Ui,
+    stores: &[ScopedStore],
+    args: &DreamArgs,
+    now: Timestamp,
+) -> anyhow::Result<Option<(Option<auto::DreamLock>, Option<auto::Gates>)>> {
+    // A dry run writes nothing, so it needs no lock and no gate.
+    if args.dry_run {
+        return Ok(Some((None, None)));
+    }
+    let Some(lock) = auto::DreamLock::take(stores)? else {
+        if args.auto {
+            ui.note("Skipped: another dream is running on this store.");
+            return Ok(None);
+        }
+        return Err(Failure::new(
+            Exit::Conflict,
+            "another dream is running on this store; nothing was written",
+        )
+        .with_hint("wait for it to finish and run dream again")
+        .into());
+    };
+    if !args.auto {
+        return Ok(Some((Some(lock), None)));
+    }
+    let mut gates = auto::Gates::load(stores);
+    if let Some(why) = gates.check(stores, now)? {
+        ui.note(&format!("Skipped: {why}."));
+        return Ok(None);
+    }
+    Ok(Some((Some(lock), Some(gates))))
+}
+
+/// The plan as a person reads it, or as JSON for `--dry-run --json`; secrets hidden.
+fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::Result<()> {
+    if args.json && args.dry_run {
+        render::print_json(plan)?;
+    } else if !args.json {
+        ui::print(&render::hide_secret_lines(&render::plan(
+            ui, plan, oriented,
+        )))?;
+    }
+    Ok(())
+}
+
+fn orient(stores: &[ScopedStore]) -> Oriented {
+    let mut oriented = Oriented {
+        records: Vec::new(),
+        broken: Vec::new(),
+    };
+    for scoped in stores {
+        let loaded = records::load(&scoped.store, plan_scope(scoped.scope));
+        oriented.records.extend(loaded.records);
+        oriented.broken.extend(loaded.broken);
+    }
+    oriented
+}
+
+/// The copies of hand-made `MEMORY.md` files in the stores
+/// (`MEMORY.md.before-memctl`, `-2`…): a new one after applying is a
+/// hand-made index the plan's `MEMORY.md` replaced, which the user is told of.
+fn preserved_copies(stores: &[ScopedStore]) -> BTreeSet<PathBuf> {
+    stores
+        .iter()
+        .filter_map(|scoped| std::fs::read_dir(scoped.store.root()).ok())
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(mdstore::catalog::disk::PRESERVED_FILE))
+        })
+        .collect()
+}
+
+fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
+    if args.yes || args.auto || (ui.interactive && ui.confirm("Apply this plan?")?) {
+        return Ok(true);
+    }
+    if ui.interactive {
+        ui.error("nothing was written: declined at the prompt", None);
+    } else {
+        ui.error(
+            "nothing was written: there is no terminal to confirm on",
+            Some("pass --yes to apply without asking, or --dry-run to only see the plan"),
+        );
+    }
+    Ok(false)
+}
+
+/// A plan that failed validation: the rule, the operation, and that nothing
+/// was written.
+fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -> anyhow::Error {
+    let origin = match plan.origin {
+        mddream::plan::Origin::Rules => "the rules' plan",
+        mddream::plan::Origin::Model => "the model's plan",
+    };
+    // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
+    let exit = match rejection.kind {
+        validate::Rule::LowerTrust | validate::Rule::Revision => Exit::Conflict,
+        _ => Exit::BadInput,
+    };
+    let hint = match (rejection.kind, plan.origin) {
+        (validate::Rule::RemovalLimit, _) => format!(
+            "pass a --max-delete-pct above {max_delete_pct} if the plan above is right, or retire some records by hand first"
+        ),
+        (validate::Rule::Revision, mddream::plan::Origin::Rules) => {
+            "a record changed meanwhile: run memctl dream again".to_string()
+        }
+        (_, mddream::plan::Origin::Model) => {
+            "run again (a model answers differently each time), or without --llm-cmd for the rules' plan".to_string()
+        }
+        (_, mddream::plan::Origin::Rules) => {
+            "the rules proposed something they must not: please report it with the plan above".to_string()
+        }
+    };
+    Failure::new(
+        exit,
+        format!(
+            "{origin} was rejected: {}; nothing was written",
+            ui::shown(&rejection.to_string())
+        ),
+    )
+    .with_hint(hint)
+    .into()
+}
+
+fn apply_plan(
+    plan: &Plan,
+    read: &[mddream::records::DreamRecord],
+    stores: &[ScopedStore],
+    now: Timestamp,
+) -> anyhow::Result<apply::Applied> {
+    let mut sinks: Vec<IndexSink<'_>> = stores.iter().map(|s| IndexSink(&s.store)).collect();
+    let mut targets: Vec<Target<'_>> = stores
+        .iter()
+        .zip(sinks.iter_mut())
+        .map(|(scoped, sink)| Target {
+            scope: plan_scope(scoped.scope),
+            store: &scoped.store,
+            sink,
+        })
+        .collect();
+    let options = ApplyOptions {
+        lock_timeout: mdstore::lock::timeout_from_env(),
+        now,
+    };
+    // Under the lock every record must still hold the text the plan was
+    // made from: a hand edit keeps its revision, and a merge planned before
+    // it would drop the lines it added. failure.rs gives each ApplyError
+    // its exit code.
+    Ok(apply::apply_as_read(plan, read, &mut targets, &options)?)
+}
+
+/// Commits each store's changed files when asked (`--commit`, or the
+/// store's `.memctl.toml`), with a message saying what the dream did:
+/// `dream: merge a, b into c; retire d (expired)`.
+fn commit_to_git(
+    ui: &Ui,
+    args: &DreamArgs,
+    plan: &Plan,
+    applied: &apply::Applied,
+    stores: &[ScopedStore],
+    read: &[mddream::records::DreamRecord],
+) {
+    for scoped in stores {
+        let scope = plan_scope(scoped.scope);
+        let touched = applied
+            .merged
+            .iter()
+            .flat_map(|(sources, into)| sources.iter().chain([into]))
+            .chain(&applied.updated)
+            .chain(&applied.retired)
+            .filter(|r| r.scope == scope);
+        let paths: Vec<std::path::PathBuf> = touched
+            .map(|r| {
+                read.iter()
+                    .find(|d| d.scope == scope && d.record.id == r.id)
+                    .map_or_else(
+                        || format!("{}.md", r.id).into(),
+                        |d| d.record.rel_path.clone(),
+                    )
+            })
+            .collect();
+        let mut parts = Vec::new();
+        for (sources, into) in applied
+            .merged
+            .iter()
+            .filter(|(_, into)| into.scope == scope)
+        {
+            let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
+            parts.push(format!(
+                "merge {} into {}",
+                crate::git::commit::names(&ids),
+                into.id
+            ));
+        }
+        for updated in applied.updated.iter().filter(|r| r.scope == scope) {
+            parts.push(format!("update {}", updated.id));
+        }
+        for retired in applied.retired.iter().filter(|r| r.scope == scope) {
+            parts.push(format!(
+                "retire {} ({})",
+                retired.id,
+                retire_finding(plan, retired)
+            ));
+        }
+        if parts.is_empty() {
+            continue;
+        }
+        let message = format!("dream: {}", parts.join("; "));
+        crate::git::commit::after_write(ui, scoped.store.root(), args.commit, &message, &paths);
+    }
+}
+
+/// Why a retired record went, in a word or two, for a commit message.
+fn retire_finding(plan: &Plan, retired: &mddream::plan::RecordRef) -> &'static str {
+    use mddream::plan::{Finding, Operation};
+    let finding = plan.operations.iter().find_map(|op| match op {
+        Operation::Retire { reads, finding, .. }
+            if reads.id == retired.id && reads.scope == retired.scope =>
+        {
+            Some(*finding)
+        }
+        _ => None,
+    });
+    match finding {
+        Some(Finding::Expired) => "expired",
+        Some(Finding::Correction) => "corrected",
+        Some(Finding::ExactDuplicate | Finding::NearDuplicate) => "duplicate",
+        Some(Finding::OverBudget) => "over budget",
+        Some(Finding::Model) => "model",
+        None => "retired",
+    }
+}
