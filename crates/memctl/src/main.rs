@@ -77,6 +77,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Search(args) => cmd::search::search(global, ui, args),
         Command::Reindex(args) => cmd::search::reindex(global, ui, args),
         Command::Watch => cmd::search::watch(global, ui),
+        Command::Context(args) => cmd::context::run(global, ui, args),
     }
 }
 

@@ -25,6 +25,7 @@ mod arguments;
 mod catalog;
 mod check;
 mod concurrency;
+mod context;
 mod corpus;
 mod corpus_search;
 mod crash;
