@@ -85,6 +85,12 @@ fn catalogue(scoped: &ScopedStore) -> anyhow::Result<Option<Catalogue>> {
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(bytes
         .map(|b| String::from_utf8_lossy(&b).into_owned())
+        // memctl's own first line says the file is generated: nothing an
+        // agent needs.
+        .map(|text| match text.split_once('\n') {
+            Some((_, rest)) if mdstore::catalog::disk::is_generated(&text) => rest.to_string(),
+            _ => text,
+        })
         .filter(|text| !text.trim().is_empty())
         .map(|text| Catalogue {
             scope: scoped.scope.as_str(),

@@ -131,8 +131,9 @@ pub fn quoted(text: &str) -> String {
     let text = mdstore::escape::escape_controls_keep_lines(text);
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.trim_end().lines() {
-        out += "> ";
-        out += line.trim_end_matches('\r');
+        let line = line.trim_end_matches('\r');
+        out += if line.is_empty() { ">" } else { "> " };
+        out += line;
         out += "\n";
     }
     out
