@@ -147,7 +147,11 @@ pub fn figures<'a>(
         } else {
             with += 1;
             shown_total += shown.len();
-            hits += usize::from(shown.iter().any(|id| prompt.relevant.iter().any(|r| r == id)));
+            hits += usize::from(
+                shown
+                    .iter()
+                    .any(|id| prompt.relevant.iter().any(|r| r == id)),
+            );
         }
     }
     let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };

@@ -9,7 +9,8 @@
 //!   many rare words of the prompt the record shares"; it does not fall when
 //!   a long prompt adds words the store has never seen.
 //! - **coverage**: the IDF-weighted share of the prompt's terms the record
-//!   holds, 0 to 1 (a short question answered by one record is near 1).
+//!   holds, 0 to 1, counting only terms the store holds at all (a short
+//!   question answered by one record is near 1).
 //! - **gap**: the hit's BM25 score over the next hit's (measured, reported
 //!   by the evaluation, and not used: it did not separate the labelled
 //!   prompts better than the two above).
@@ -57,7 +58,7 @@ pub struct Threshold {
 /// The threshold `memctl context` uses (see the module documentation).
 pub const THRESHOLD: Threshold = Threshold {
     min_specificity: 1.2,
-    min_coverage: 0.1,
+    min_coverage: 0.3,
     strong_specificity: 2.2,
 };
 
@@ -150,6 +151,11 @@ impl Index {
                 .at(path)?
                 .collect::<rusqlite::Result<Vec<i64>>>()
                 .at(path)?;
+            // A word the store has never seen (a pasted identifier, a CJK
+            // bigram across two words) says nothing about any record.
+            if rows.is_empty() {
+                continue;
+            }
             let term_idf = idf(total, rows.len() as f64);
             all_idf += term_idf;
             for doc in rows.into_iter().filter(|d| wanted.contains(d)) {
@@ -169,7 +175,11 @@ impl Index {
                 let next = hits.get(at + 1).map(|h| h.score);
                 Evidence {
                     specificity,
-                    coverage: if all_idf > 0.0 { idf_sum / all_idf } else { 0.0 },
+                    coverage: if all_idf > 0.0 {
+                        idf_sum / all_idf
+                    } else {
+                        0.0
+                    },
                     gap: next.map_or(f64::INFINITY, |n| hit.score / n.max(f64::MIN_POSITIVE)),
                     matched,
                 }
@@ -267,6 +277,9 @@ mod tests {
         assert!(e(1.5, 0.5).passes(&t));
         assert!(!e(0.9, 0.5).passes(&t));
         assert!(!e(1.5, 0.1).passes(&t));
-        assert!(e(2.5, 0.05).passes(&t), "a long prompt with many rare words");
+        assert!(
+            e(2.5, 0.05).passes(&t),
+            "a long prompt with many rare words"
+        );
     }
 }

@@ -28,7 +28,10 @@ const PROMPTS: [(&str, &str); 2] = [
         "matching",
         "the pytest migration for the database cache broke the deploy, what did we decide?",
     ),
-    ("nothing relevant", "rename this variable to something clearer"),
+    (
+        "nothing relevant",
+        "rename this variable to something clearer",
+    ),
 ];
 
 fn main() -> anyhow::Result<()> {
@@ -50,7 +53,9 @@ fn main() -> anyhow::Result<()> {
     }
     let memctl = std::fs::canonicalize(&memctl)
         .with_context(|| format!("{}: build it with cargo build --release", memctl.display()))?;
-    let work = tempfile::Builder::new().prefix("memctl-ctx-bench-").tempdir()?;
+    let work = tempfile::Builder::new()
+        .prefix("memctl-ctx-bench-")
+        .tempdir()?;
     println!("| records | prompt | no watcher | live watcher | output chars |");
     println!("|---|---|---|---|---|");
     for n in sizes {
@@ -132,7 +137,10 @@ impl Bench {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
-        Ok((elapsed, String::from_utf8_lossy(&output.stdout).chars().count()))
+        Ok((
+            elapsed,
+            String::from_utf8_lossy(&output.stdout).chars().count(),
+        ))
     }
 
     /// Median of [`RUNS`] hook runs, each in a new session (so that the

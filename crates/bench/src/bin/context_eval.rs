@@ -23,7 +23,11 @@ fn main() -> anyhow::Result<()> {
     let (dev, held): (Judged, Judged) = judged.iter().cloned().partition(|(p, _)| p.dev);
 
     let mut out = String::new();
-    writeln!(out, "## Threshold sweep on the dev half ({} prompts)\n", dev.len())?;
+    writeln!(
+        out,
+        "## Threshold sweep on the dev half ({} prompts)\n",
+        dev.len()
+    )?;
     writeln!(
         out,
         "| min specificity | min coverage | strong specificity | hit@5 | quiet | records shown |"
@@ -115,7 +119,12 @@ fn main() -> anyhow::Result<()> {
                     e.specificity, e.coverage, e.gap
                 )
             });
-            let text: String = prompt.text.chars().rev().take(70).collect::<Vec<_>>()
+            let text: String = prompt
+                .text
+                .chars()
+                .rev()
+                .take(70)
+                .collect::<Vec<_>>()
                 .into_iter()
                 .rev()
                 .collect();
@@ -139,7 +148,12 @@ fn judge(store: &EvalStore, prompts: &[Prompt]) -> anyhow::Result<Judged> {
         .collect()
 }
 
-fn row(out: &mut String, label: &str, judged: &Judged, threshold: &Threshold) -> anyhow::Result<()> {
+fn row(
+    out: &mut String,
+    label: &str,
+    judged: &Judged,
+    threshold: &Threshold,
+) -> anyhow::Result<()> {
     let Figures {
         with,
         hit_at_5,

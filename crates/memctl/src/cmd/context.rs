@@ -129,7 +129,9 @@ fn recall(
             .zip(&outcome.evidence)
             .filter(|(hit, evidence)| {
                 evidence.passes(&THRESHOLD)
-                    && !ask.already_shown.contains(&key(scoped.scope.as_str(), &hit.id))
+                    && !ask
+                        .already_shown
+                        .contains(&key(scoped.scope.as_str(), &hit.id))
             })
             .map(|(hit, _)| hit)
             .collect();

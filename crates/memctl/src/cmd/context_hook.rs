@@ -32,7 +32,9 @@ pub fn run(global: &GlobalArgs, args: &ContextArgs) -> Exit {
             }
         }
         Ok(None) => {}
-        Err(e) => eprintln!("memctl context --hook claude-code: {e:#}; nothing was added to the prompt"),
+        Err(e) => {
+            eprintln!("memctl context --hook claude-code: {e:#}; nothing was added to the prompt")
+        }
     }
     Exit::Ok
 }
@@ -52,8 +54,10 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
         "SessionStart" => {
             // A cleared or compacted conversation no longer holds what was
             // shown before.
-            if matches!(event.get("source").and_then(Value::as_str), Some("clear" | "compact"))
-                && let Some(id) = event.get("session_id").and_then(Value::as_str)
+            if matches!(
+                event.get("source").and_then(Value::as_str),
+                Some("clear" | "compact")
+            ) && let Some(id) = event.get("session_id").and_then(Value::as_str)
             {
                 let mut session = Session::load(&cache, id)?;
                 session.reset();
@@ -125,8 +129,8 @@ fn read_event() -> anyhow::Result<Value> {
             MAX_EVENT_BYTES / 1024 / 1024
         );
     }
-    let event: Value = serde_json::from_slice(&bytes)
-        .context("the hook event on standard input is not JSON")?;
+    let event: Value =
+        serde_json::from_slice(&bytes).context("the hook event on standard input is not JSON")?;
     if !event.is_object() {
         bail!("the hook event on standard input is not a JSON object");
     }

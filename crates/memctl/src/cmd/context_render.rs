@@ -188,7 +188,9 @@ pub fn fit(mut context: Context, budget: usize, measure: &dyn Fn(&Context) -> us
 }
 
 fn omitted(lines: usize) -> String {
-    format!("… {lines} more lines of MEMORY.md left out to keep within the budget (`memctl list` shows every record)\n")
+    format!(
+        "… {lines} more lines of MEMORY.md left out to keep within the budget (`memctl list` shows every record)\n"
+    )
 }
 
 #[cfg(test)]
@@ -235,14 +237,18 @@ mod tests {
             catalogues: vec![],
             records: vec![record("big", &"x".repeat(500)), record("small", "short")],
         };
-        let fitted = fit(context, POLICY.len() + 300, &|c| readable(c).chars().count());
+        let fitted = fit(context, POLICY.len() + 300, &|c| {
+            readable(c).chars().count()
+        });
         let ids: Vec<&str> = fitted.records.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["small"]);
     }
 
     #[test]
     fn catalogue_lines_past_the_budget_are_counted_not_cut() {
-        let text: String = (0..100).map(|n| format!("- [r{n}](r{n}.md) — about {n}\n")).collect();
+        let text: String = (0..100)
+            .map(|n| format!("- [r{n}](r{n}.md) — about {n}\n"))
+            .collect();
         let context = Context {
             policy: POLICY,
             catalogues: vec![Catalogue {
@@ -255,7 +261,10 @@ mod tests {
         let fitted = fit(context, budget, &|c| readable(c).chars().count());
         let shown = readable(&fitted);
         assert!(shown.chars().count() <= budget, "{}", shown.len());
-        assert!(shown.contains("more lines of MEMORY.md left out"), "{shown}");
+        assert!(
+            shown.contains("more lines of MEMORY.md left out"),
+            "{shown}"
+        );
         assert!(shown.contains("\n- [r0](r0.md) — about 0\n"));
     }
 

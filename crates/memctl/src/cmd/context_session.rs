@@ -129,7 +129,10 @@ mod tests {
         let cache = Path::new("/cache");
         for id in ["../../etc/passwd", "/abs", "a/b", "", "\0"] {
             let path = session_path(cache, id);
-            assert_eq!(path.parent(), Some(cache.join("context-sessions").as_path()));
+            assert_eq!(
+                path.parent(),
+                Some(cache.join("context-sessions").as_path())
+            );
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             assert!(name.len() == 37 && name.ends_with(".json"), "{name}");
         }
@@ -147,7 +150,11 @@ mod tests {
         assert_eq!(again.shown.len(), MAX_SHOWN);
         assert!(!again.was_shown("workspace:r0"));
         assert!(again.was_shown(&format!("workspace:r{}", MAX_SHOWN + 9)));
-        assert!(!Session::load(dir.path(), "s2").unwrap().was_shown("workspace:r20"));
+        assert!(
+            !Session::load(dir.path(), "s2")
+                .unwrap()
+                .was_shown("workspace:r20")
+        );
     }
 
     #[test]
