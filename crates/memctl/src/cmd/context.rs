@@ -92,6 +92,7 @@ fn catalogue(scoped: &ScopedStore) -> anyhow::Result<Option<Catalogue>> {
             _ => text,
         })
         .filter(|text| !text.trim().is_empty())
+        .map(|text| hide_secret_lines(&text))
         .map(|text| Catalogue {
             scope: scoped.scope.as_str(),
             text,
@@ -158,11 +159,19 @@ fn recalled(scoped: &ScopedStore, hit: Hit) -> anyhow::Result<Option<Recalled>> 
         return Ok(None);
     };
     let body = record.body.trim();
-    let content = if body.is_empty() {
+    let mut content = if body.is_empty() {
         hit.description.clone()
     } else {
         format!("{}\n\n{body}", hit.description)
     };
+    // A hand-written record may hold a secret (`check` reports it); it is
+    // never handed to an agent, whose context may be logged or sent on.
+    if let Some(found) = mdstore::guard::secrets::find_secrets(&content).first() {
+        content = format!(
+            "(The text of this record is not shown: it looks like it holds a secret ({found}). \
+             Run `memctl check` to find it.)"
+        );
+    }
     Ok(Some(Recalled {
         source: hit.source,
         id: hit.id,
@@ -172,4 +181,23 @@ fn recalled(scoped: &ScopedStore, hit: Hit) -> anyhow::Result<Option<Recalled>> 
         content,
         scope: scoped.scope.as_str(),
     }))
+}
+
+/// `text` with every line that looks like it holds a secret replaced by a
+/// note naming the rule.
+fn hide_secret_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match mdstore::guard::secrets::find_secrets(line).first() {
+            Some(found) => {
+                out += &format!(
+                    "(a line hidden: it looks like it holds a secret (rule {}))",
+                    found.rule
+                );
+            }
+            None => out += line,
+        }
+        out.push('\n');
+    }
+    out
 }

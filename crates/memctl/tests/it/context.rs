@@ -372,3 +372,38 @@ fn hook_output_stays_under_ten_thousand_characters() {
     assert!(added.contains("<memory-record"), "{added}");
     assert!(run.stdout.chars().count() < 10_000, "{}", run.stdout.len());
 }
+
+#[test]
+fn a_record_holding_a_secret_is_never_handed_to_an_agent() {
+    let env = TestEnv::new();
+    let key = ["AKIA", "Z7QW3RTY5UIO9PLK"].concat();
+    env.write_store_file(
+        "aws-deploy-key.md",
+        &format!(
+            "---\nname: aws-deploy-key\ndescription: The AWS deploy key {key} for the staging bucket\ntype: reference\n---\nUse {key} to deploy to the staging bucket.\n"
+        ),
+    );
+    env.write_store_file(
+        "MEMORY.md",
+        &format!("- [aws-deploy-key](aws-deploy-key.md) — The AWS deploy key {key}\n"),
+    );
+    for args in [
+        vec![
+            "context",
+            "--query",
+            "how do I deploy to the staging bucket with the AWS key?",
+        ],
+        vec![
+            "context",
+            "--json",
+            "--query",
+            "deploy staging bucket AWS key",
+        ],
+        vec!["context", "--session-start"],
+    ] {
+        let run = env.run(&args);
+        run.assert_success();
+        assert!(!run.all_output().contains(&key), "{}", run.render());
+        assert!(run.stdout.contains("secret"), "{}", run.render());
+    }
+}
