@@ -254,6 +254,68 @@ mod tests {
         assert_eq!(prompt_query("*** +++ ---"), None);
     }
 
+    /// The evidence of each hit for `prompt` in a small store.
+    fn judged(prompt: &str) -> Vec<(String, Evidence)> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = mdstore::Store::create(&dir.path().join("store")).unwrap();
+        let records = [
+            (
+                "prefer-pytest",
+                "Tests use pytest, never unittest",
+                "Fixtures live in conftest.py.",
+            ),
+            (
+                "env-vars",
+                "Environment variables for CI live in the repository settings",
+                "Each variable is named in upper case.",
+            ),
+            (
+                "deploy-freeze",
+                "No deploys on Friday afternoons",
+                "The freeze starts at 14:00.",
+            ),
+        ];
+        for (id, description, body) in records {
+            std::fs::write(
+                store.root().join(format!("{id}.md")),
+                format!(
+                    "---\nname: {id}\ndescription: {description}\ntype: project\n---\n{body}\n"
+                ),
+            )
+            .unwrap();
+        }
+        let query = prompt_query(prompt).unwrap();
+        let cache = dir.path().join("cache");
+        let outcome =
+            crate::search_store_with_evidence(&store, &cache, &query, 10, &mut |_| {}).unwrap();
+        outcome
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .zip(outcome.evidence)
+            .collect()
+    }
+
+    #[test]
+    fn one_common_word_in_common_is_not_enough_evidence() {
+        let judged = judged("rename this variable to something clearer");
+        assert!(!judged.is_empty(), "the ranking still finds env-vars");
+        assert!(
+            judged.iter().all(|(_, e)| !e.passes(&THRESHOLD)),
+            "{judged:?}"
+        );
+    }
+
+    #[test]
+    fn a_record_sharing_the_prompts_rare_words_is_relevant() {
+        let judged = judged("where do the pytest fixtures go, conftest?");
+        let (id, evidence) = &judged[0];
+        assert_eq!(id, "prefer-pytest");
+        assert!(evidence.passes(&THRESHOLD), "{evidence:?}");
+        assert_eq!(evidence.matched, 3);
+        assert!(evidence.coverage > 0.99, "{evidence:?}");
+    }
+
     #[test]
     fn rare_words_count_more_than_common_ones() {
         let total = 1_100.0;
