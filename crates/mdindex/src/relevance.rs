@@ -137,32 +137,36 @@ impl Index {
         let mut all_idf = 0.0;
         // Per hit: (IDF sum, specificity sum, terms).
         let mut held: HashMap<i64, (f64, f64, usize)> = HashMap::new();
-        let mut stmt = self
+        // Counted inside SQLite and probed hit by hit: a common word of a
+        // large store matches thousands of rows, too many to fetch.
+        let mut count = self
             .conn
-            .prepare_cached("SELECT rowid FROM fts WHERE fts MATCH ?1")
+            .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
+            .at(path)?;
+        let mut holds = self
+            .conn
+            .prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")
             .at(path)?;
         for term in informative_terms(query) {
             let expr = query::render(term, Stemming::English);
             if !seen.insert(expr.clone()) {
                 continue;
             }
-            let rows = stmt
-                .query_map([&expr], |r| r.get::<_, i64>(0))
-                .at(path)?
-                .collect::<rusqlite::Result<Vec<i64>>>()
-                .at(path)?;
+            let df: i64 = count.query_row([&expr], |r| r.get(0)).at(path)?;
             // A word the store has never seen (a pasted identifier, a CJK
             // bigram across two words) says nothing about any record.
-            if rows.is_empty() {
+            if df == 0 {
                 continue;
             }
-            let term_idf = idf(total, rows.len() as f64);
+            let term_idf = idf(total, df as f64);
             all_idf += term_idf;
-            for doc in rows.into_iter().filter(|d| wanted.contains(d)) {
-                let entry = held.entry(doc).or_default();
-                entry.0 += term_idf;
-                entry.1 += term_idf / max_idf;
-                entry.2 += 1;
+            for &doc in &wanted {
+                if holds.exists((&expr, doc)).at(path)? {
+                    let entry = held.entry(doc).or_default();
+                    entry.0 += term_idf;
+                    entry.1 += term_idf / max_idf;
+                    entry.2 += 1;
+                }
             }
         }
         Ok(hits

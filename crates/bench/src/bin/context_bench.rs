@@ -21,18 +21,24 @@ use anyhow::{Context, bail};
 /// Runs per figure; the median counts.
 const RUNS: usize = 21;
 
-/// Prompts as a user types them: one about things the generated records
-/// talk about, one about nothing they hold.
-const PROMPTS: [(&str, &str); 2] = [
-    (
-        "matching",
-        "the pytest migration for the database cache broke the deploy, what did we decide?",
-    ),
-    (
-        "nothing relevant",
-        "rename this variable to something clearer",
-    ),
-];
+/// A prompt about nothing the generated records hold.
+const NOTHING: &str = "rename this variable to something clearer";
+
+/// A prompt about record 42 of a store of `n`: a question built from its
+/// description, as a user would ask about something remembered.
+fn matching_prompt(n: usize) -> String {
+    let mut rng = generate::Rng::new(0x5eed ^ n as u64);
+    let mut text = String::new();
+    for i in 0..=42 {
+        text = generate::record(i, &mut rng).1;
+    }
+    let description = text
+        .lines()
+        .find_map(|l| l.strip_prefix("description: "))
+        .unwrap_or_default()
+        .to_string();
+    format!("what did we say about {description}?")
+}
 
 fn main() -> anyhow::Result<()> {
     let mut memctl = PathBuf::from("target/release/memctl");
@@ -66,9 +72,13 @@ fn main() -> anyhow::Result<()> {
             store,
             cache: work.path().join(format!("cache-{n}")),
         };
+        let matching = matching_prompt(n);
         // The first run builds the index; it is not what a prompt costs.
-        bench.hook(PROMPTS[0].1, "warm-up")?;
-        for (label, prompt) in PROMPTS {
+        bench.hook(&matching, "warm-up")?;
+        for (label, prompt) in [
+            ("matching", matching.as_str()),
+            ("nothing relevant", NOTHING),
+        ] {
             let cold = bench.median(prompt)?;
             let mut watcher = bench.start_watcher()?;
             let watched = bench.median(prompt);
