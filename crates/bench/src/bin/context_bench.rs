@@ -62,8 +62,10 @@ fn main() -> anyhow::Result<()> {
     let work = tempfile::Builder::new()
         .prefix("memctl-ctx-bench-")
         .tempdir()?;
-    println!("| records | prompt | no watcher | live watcher | output chars |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| records | prompt | no watcher | live watcher | `memctl search` of the same words, live watcher | output chars |"
+    );
+    println!("|---|---|---|---|---|---|");
     for n in sizes {
         let store = work.path().join(format!("store-{n}"));
         generate::store(&store, n)?;
@@ -82,13 +84,15 @@ fn main() -> anyhow::Result<()> {
             let cold = bench.median(prompt)?;
             let mut watcher = bench.start_watcher()?;
             let watched = bench.median(prompt);
+            let search = bench.search_median(prompt);
             let _ = watcher.kill();
             let _ = watcher.wait();
             let (watched, chars) = watched?;
             println!(
-                "| {n} | {label} | {:.1} ms | {:.1} ms | {chars} |",
+                "| {n} | {label} | {:.1} ms | {:.1} ms | {:.1} ms | {chars} |",
                 ms(cold.0),
-                ms(watched)
+                ms(watched),
+                ms(search?)
             );
         }
     }
@@ -165,6 +169,21 @@ impl Bench {
         }
         samples.sort();
         Ok((samples[samples.len() / 2], chars))
+    }
+
+    /// Median of [`RUNS`] `memctl search --limit 10` runs of the prompt's
+    /// words: the ranking alone, for comparison.
+    fn search_median(&self, prompt: &str) -> anyhow::Result<Duration> {
+        let mut samples = Vec::new();
+        for _ in 0..RUNS {
+            let mut args = vec!["search", "--limit", "10", "--"];
+            args.extend(prompt.split_whitespace());
+            let start = Instant::now();
+            self.command(&args).stdin(Stdio::null()).output()?;
+            samples.push(start.elapsed());
+        }
+        samples.sort();
+        Ok(samples[samples.len() / 2])
     }
 
     /// Starts `memctl watch` and waits until it says it is ready.
