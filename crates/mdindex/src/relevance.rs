@@ -139,6 +139,15 @@ impl Index {
         let mut held: HashMap<i64, (f64, f64, usize)> = HashMap::new();
         // Counted inside SQLite and probed hit by hit: a common word of a
         // large store matches thousands of rows, too many to fetch.
+        self.conn
+            .execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, fts, row)",
+            )
+            .at(path)?;
+        let mut vocab = self
+            .conn
+            .prepare_cached("SELECT doc FROM temp.fts_vocab WHERE term = ?1")
+            .at(path)?;
         let mut count = self
             .conn
             .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
@@ -152,7 +161,22 @@ impl Index {
             if !seen.insert(expr.clone()) {
                 continue;
             }
-            let df: i64 = count.query_row([&expr], |r| r.get(0)).at(path)?;
+            // One token's count is read from the index's vocabulary; a
+            // token spelled otherwise there (or a phrase) is counted.
+            let token = single_token(term);
+            let known: Option<i64> = match &token {
+                Some(token) => vocab
+                    .query_map([token], |r| r.get(0))
+                    .at(path)?
+                    .next()
+                    .transpose()
+                    .at(path)?,
+                None => None,
+            };
+            let df: i64 = match known {
+                Some(df) => df,
+                None => count.query_row([&expr], |r| r.get(0)).at(path)?,
+            };
             // A word the store has never seen (a pasted identifier, a CJK
             // bigram across two words) says nothing about any record.
             if df == 0 {
@@ -207,6 +231,19 @@ impl Index {
                     .at(path)
             })
             .collect()
+    }
+}
+
+/// The one index token of a single-word or single-bigram term, folded as
+/// the tokenizer folds it; `None` for anything else.
+fn single_token(term: &Term) -> Option<String> {
+    if term.prefix || term.units.len() != 1 {
+        return None;
+    }
+    match &term.units[0] {
+        query::Unit::Word(word) => Some(crate::text::fold(&crate::text::stem(word))),
+        query::Unit::Cjk(run) if run.chars().count() == 2 => Some(run.clone()),
+        query::Unit::Cjk(_) => None,
     }
 }
 
