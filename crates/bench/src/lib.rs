@@ -4,4 +4,5 @@ What the benchmark programs share with their tests: the retrieval evaluation
 */
 #![forbid(unsafe_code)]
 
+pub mod context;
 pub mod eval;

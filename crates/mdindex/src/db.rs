@@ -21,7 +21,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Documents and tokens of the shared BM25 background (see
 /// [`insert_background`]).
-const BACKGROUND_DOCS: i64 = 100;
+pub(crate) const BACKGROUND_DOCS: i64 = 100;
 const BACKGROUND_TOKENS: usize = 100;
 
 /// Bytes a write-ahead log is cut back to after a checkpoint.

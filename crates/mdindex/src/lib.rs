@@ -26,6 +26,7 @@ mod liveness;
 mod location;
 pub mod query;
 mod rebuild;
+pub mod relevance;
 mod rows;
 mod search;
 pub mod snippet;
@@ -89,6 +90,9 @@ pub struct SearchOutcome {
     /// answer came from a temporary index, built for this search and
     /// deleted after it. Say so.
     pub temporary_index: Option<Error>,
+    /// The evidence of each hit, in the same order, from
+    /// [`search_store_with_evidence`]; empty from [`search_store`].
+    pub evidence: Vec<relevance::Evidence>,
 }
 
 /// Opens the index of `store` (building it if missing, damaged or out of
@@ -106,14 +110,44 @@ pub fn search_store(
     types: &[RecordType],
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
+    search_with(store, cache_dir, query, limit, types, false, progress)
+}
+
+/// [`search_store`] that also weighs each hit's [`relevance::Evidence`],
+/// for judging whether to show it unasked.
+pub fn search_store_with_evidence(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
+    search_with(store, cache_dir, query, limit, &[], true, progress)
+}
+
+fn search_with(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    types: &[RecordType],
+    evidence: bool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
     query.ensure_selective(types)?;
-    match search_in(store, cache_dir, query, limit, types, progress) {
+    let search = Search {
+        query,
+        limit,
+        types,
+        evidence,
+    };
+    match search_in(store, cache_dir, &search, progress) {
         Err(e) if e.is_cache_unusable(cache_dir) => {
             let temporary = tempfile::Builder::new()
                 .prefix("memctl-index-")
                 .tempdir()
                 .map_err(|io| Error::io(std::env::temp_dir(), io))?;
-            let mut outcome = search_in(store, temporary.path(), query, limit, types, progress)?;
+            let mut outcome = search_in(store, temporary.path(), &search, progress)?;
             outcome.temporary_index = Some(e);
             Ok(outcome)
         }
@@ -121,24 +155,35 @@ pub fn search_store(
     }
 }
 
+/// What [`search_in`] runs.
+struct Search<'a> {
+    query: &'a Query,
+    limit: usize,
+    types: &'a [RecordType],
+    evidence: bool,
+}
+
 fn search_in(
     store: &Store,
     cache_dir: &Path,
-    query: &Query,
-    limit: usize,
-    types: &[RecordType],
+    search: &Search<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
     let Opened {
         mut index,
         mut rebuilt,
     } = Index::open(store, cache_dir, progress)?;
-    let attempt = |index: &mut Index| -> Result<(SyncReport, Vec<Hit>)> {
+    let attempt = |index: &mut Index| -> Result<(SyncReport, Vec<Hit>, Vec<relevance::Evidence>)> {
         let sync = index.sync()?;
-        let hits = index.search(query, limit, types)?;
-        Ok((sync, hits))
+        let hits = index.search(search.query, search.limit, search.types)?;
+        let evidence = if search.evidence {
+            index.evidence(search.query, &hits)?
+        } else {
+            Vec::new()
+        };
+        Ok((sync, hits, evidence))
     };
-    let (sync, hits) = match attempt(&mut index) {
+    let (sync, hits, evidence) = match attempt(&mut index) {
         Err(Error::Corrupt { detail, .. }) => {
             rebuilt = Some(index.rebuild(RebuildCause::Damaged(detail), progress)?);
             attempt(&mut index)?
@@ -150,6 +195,7 @@ fn search_in(
         rebuilt,
         sync,
         temporary_index: None,
+        evidence,
     })
 }
 

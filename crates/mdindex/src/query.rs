@@ -351,7 +351,7 @@ fn cjk_grams(run: &str) -> Vec<&str> {
         .collect()
 }
 
-fn is_stop(term: &Term) -> bool {
+pub(crate) fn is_stop(term: &Term) -> bool {
     !term.prefix
         && term.units.iter().all(|unit| match unit {
             Unit::Word(word) => stopwords::is_english(&text::fold(word)),
@@ -361,7 +361,7 @@ fn is_stop(term: &Term) -> bool {
 
 /// One term as an FTS5 expression: a quoted string of index terms, with `*`
 /// for a prefix.
-fn render(term: &Term, stemming: Stemming) -> String {
+pub(crate) fn render(term: &Term, stemming: Stemming) -> String {
     let mut tokens = String::new();
     let last = term.units.len().saturating_sub(1);
     let mut unstemmed_last = None;

@@ -130,6 +130,39 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Turn a finished agent session into candidates for `remember`, through a model command
     Extract(ExtractArgs),
+    /// What an agent sees before a turn: the memory policy, MEMORY.md at
+    /// session start, and the records relevant to a prompt (or nothing)
+    Context(ContextArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The prompt to recall records for (its end is kept when long)
+    #[arg(long, value_name = "TEXT", conflicts_with = "hook")]
+    pub query: Option<String>,
+    /// Read an agent's hook event on stdin and answer in its format; never
+    /// fails the prompt (errors go to stderr, exit 0)
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub hook: Option<HookAgent>,
+    /// Records shown at most
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max: usize,
+    /// Characters of output at most (default 9000); a record that does not
+    /// fit is left out whole
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// Print JSON: {policy, catalogues, records: [{source, id, type, age_days, freshness, content, scope}]}
+    #[arg(long, conflicts_with = "hook")]
+    pub json: bool,
+    /// Include each store's MEMORY.md, as at the start of a session
+    #[arg(long, conflicts_with = "hook")]
+    pub session_start: bool,
+}
+
+/// The agents whose hook format `context --hook` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    ClaudeCode,
 }
 
 #[derive(Debug, Args)]

@@ -100,6 +100,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Extract(args) => cmd::extract::run(global, ui, args),
         Command::Mcp => mcp::run(global, ui),
         Command::Dream(args) => cmd::dream::run(global, ui, args),
+        Command::Context(args) => cmd::context::run(global, ui, args),
     }
 }
 

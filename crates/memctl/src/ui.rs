@@ -262,7 +262,7 @@ pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 /// to U+009F, of which U+009B is a terminal's CSI) raw; they are escaped as
 /// `\u` too, which JSON readers decode to the same text (SPEC §2: never raw
 /// to a terminal).
-pub(crate) fn escape_json_controls(json: &str) -> String {
+pub fn escape_json_controls(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if ('\u{7f}'..='\u{9f}').contains(&c) {

@@ -1,6 +1,10 @@
 //! One module per command (or family of small ones).
 
 pub mod admin;
+pub mod context;
+mod context_hook;
+mod context_render;
+mod context_session;
 pub mod dream;
 pub mod edit;
 pub mod extract;

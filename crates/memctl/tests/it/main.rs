@@ -27,6 +27,7 @@ mod catalog;
 mod check;
 mod claude_code_memory;
 mod concurrency;
+mod context;
 mod corpus;
 mod corpus_search;
 mod crash;

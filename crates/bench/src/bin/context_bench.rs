@@ -1,0 +1,214 @@
+//! Whole-process time of `memctl context --hook claude-code` answering a
+//! UserPromptSubmit event, at 1,000 and 10,000 generated records, with and
+//! without a running `memctl watch` (docs/BENCHMARKS.md; target: under 50 ms
+//! at 10,000 records with a watcher). Run on demand, never as a test:
+//!
+//! `cargo build --release -p memctl -p memctl-bench &&
+//!  target/release/context_bench --memctl target/release/memctl [--sizes 1000,10000]`
+#![forbid(unsafe_code)]
+
+#[path = "../generate.rs"]
+#[allow(dead_code)]
+mod generate;
+
+use std::io::{BufRead, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// Runs per figure; the median counts.
+const RUNS: usize = 21;
+
+/// A prompt about nothing the generated records hold.
+const NOTHING: &str = "rename this variable to something clearer";
+
+/// A prompt about record 42 of a store of `n`: a question built from its
+/// description, as a user would ask about something remembered.
+fn matching_prompt(n: usize) -> String {
+    let mut rng = generate::Rng::new(0x5eed ^ n as u64);
+    let mut text = String::new();
+    for i in 0..=42 {
+        text = generate::record(i, &mut rng).1;
+    }
+    let description = text
+        .lines()
+        .find_map(|l| l.strip_prefix("description: "))
+        .unwrap_or_default()
+        .to_string();
+    format!("what did we say about {description}?")
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut memctl = PathBuf::from("target/release/memctl");
+    let mut sizes = vec![1_000, 10_000];
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--memctl" => memctl = PathBuf::from(value()?),
+            "--sizes" => {
+                sizes = value()?
+                    .split(',')
+                    .map(|s| s.trim().parse().context("--sizes: a number"))
+                    .collect::<anyhow::Result<_>>()?
+            }
+            other => bail!("unknown argument {other:?}"),
+        }
+    }
+    let memctl = std::fs::canonicalize(&memctl)
+        .with_context(|| format!("{}: build it with cargo build --release", memctl.display()))?;
+    let work = tempfile::Builder::new()
+        .prefix("memctl-ctx-bench-")
+        .tempdir()?;
+    println!(
+        "| records | prompt | no watcher | live watcher | `memctl search` of the same words, live watcher | output chars |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for n in sizes {
+        let store = work.path().join(format!("store-{n}"));
+        generate::store(&store, n)?;
+        let bench = Bench {
+            memctl: memctl.clone(),
+            store,
+            cache: work.path().join(format!("cache-{n}")),
+        };
+        let matching = matching_prompt(n);
+        // The first run builds the index; it is not what a prompt costs.
+        bench.hook(&matching, "warm-up")?;
+        for (label, prompt) in [
+            ("matching", matching.as_str()),
+            ("nothing relevant", NOTHING),
+        ] {
+            let cold = bench.median(prompt)?;
+            let mut watcher = bench.start_watcher()?;
+            let watched = bench.median(prompt);
+            let search = bench.search_median(prompt);
+            let _ = watcher.kill();
+            let _ = watcher.wait();
+            let (watched, chars) = watched?;
+            println!(
+                "| {n} | {label} | {:.1} ms | {:.1} ms | {:.1} ms | {chars} |",
+                ms(cold.0),
+                ms(watched),
+                ms(search?)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+struct Bench {
+    memctl: PathBuf,
+    store: PathBuf,
+    cache: PathBuf,
+}
+
+impl Bench {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.memctl);
+        command
+            .arg("--store")
+            .arg(&self.store)
+            .args(args)
+            .env("MEMCTL_CACHE_DIR", &self.cache)
+            .env("MEMCTL_GLOBAL_DIR", self.store.with_extension("no-global"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// One hook run for `prompt` in session `session`: its time and the
+    /// characters it printed.
+    fn hook(&self, prompt: &str, session: &str) -> anyhow::Result<(Duration, usize)> {
+        let event = serde_json::json!({
+            "session_id": session,
+            "hook_event_name": "UserPromptSubmit",
+            "cwd": self.store.parent().unwrap_or(Path::new("/")),
+            "prompt": prompt,
+        })
+        .to_string();
+        let start = Instant::now();
+        let mut child = self
+            .command(&["context", "--hook", "claude-code"])
+            .spawn()?;
+        child
+            .stdin
+            .take()
+            .context("no stdin")?
+            .write_all(event.as_bytes())?;
+        let output = child.wait_with_output()?;
+        let elapsed = start.elapsed();
+        if !output.status.success() || !output.stderr.is_empty() {
+            bail!(
+                "the hook failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok((
+            elapsed,
+            String::from_utf8_lossy(&output.stdout).chars().count(),
+        ))
+    }
+
+    /// Median of [`RUNS`] hook runs, each in a new session (so that the
+    /// once-per-session rule never empties the answer).
+    fn median(&self, prompt: &str) -> anyhow::Result<(Duration, usize)> {
+        let mut samples = Vec::new();
+        let mut chars = 0;
+        for run in 0..RUNS {
+            let (time, printed) = self.hook(prompt, &format!("session-{}-{run}", fastid()))?;
+            samples.push(time);
+            chars = printed;
+        }
+        samples.sort();
+        Ok((samples[samples.len() / 2], chars))
+    }
+
+    /// Median of [`RUNS`] `memctl search --limit 10` runs of the prompt's
+    /// words: the ranking alone, for comparison.
+    fn search_median(&self, prompt: &str) -> anyhow::Result<Duration> {
+        let mut samples = Vec::new();
+        for _ in 0..RUNS {
+            let mut args = vec!["search", "--limit", "10", "--"];
+            args.extend(prompt.split_whitespace());
+            let start = Instant::now();
+            self.command(&args).stdin(Stdio::null()).output()?;
+            samples.push(start.elapsed());
+        }
+        samples.sort();
+        Ok(samples[samples.len() / 2])
+    }
+
+    /// Starts `memctl watch` and waits until it says it is ready.
+    fn start_watcher(&self) -> anyhow::Result<Child> {
+        let mut child = self.command(&["watch"]).stdin(Stdio::null()).spawn()?;
+        let stderr = child.stderr.take().context("no stderr from memctl watch")?;
+        let mut lines = BufReader::new(stderr).lines();
+        loop {
+            match lines.next() {
+                Some(Ok(line)) if line.contains("Watching") => break,
+                Some(Ok(_)) => {}
+                _ => {
+                    let _ = child.kill();
+                    bail!("memctl watch ended before it was ready");
+                }
+            }
+        }
+        std::thread::spawn(move || for _ in lines {});
+        Ok(child)
+    }
+}
+
+/// A number unique enough to tell this run's sessions from an earlier one's.
+fn fastid() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}

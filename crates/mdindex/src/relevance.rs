@@ -1,0 +1,388 @@
+//! Whether a hit is worth showing an agent unasked (`memctl context`, SPEC
+//! §8): BM25 always ranks something first, even for "rename this variable",
+//! so a ranking alone cannot say "nothing here". The evidence is what the
+//! ranking rests on, term by term, against the store's own statistics:
+//!
+//! - **specificity**: for each query term the record holds, its IDF over
+//!   the largest IDF the store allows (a word in one record of a thousand
+//!   counts nearly 1, a word in half of them nearly 0), summed. About "how
+//!   many rare words of the prompt the record shares"; it does not fall when
+//!   a long prompt adds words the store has never seen.
+//! - **coverage**: the IDF-weighted share of the prompt's terms the record
+//!   holds, 0 to 1, counting only terms the store holds at all (a short
+//!   question answered by one record is near 1).
+//! - **gap**: the hit's BM25 score over the next hit's (measured, reported
+//!   by the evaluation, and not used: it did not separate the labelled
+//!   prompts better than the two above).
+//!
+//! [`THRESHOLD`] was chosen on the labelled prompts of
+//! `crates/bench/fixtures/context/` (docs/CONTEXT.md has the figures).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::db::BACKGROUND_DOCS;
+use crate::error::{Result, SqliteContext};
+use crate::query::{self, Query, Term};
+use crate::text::Stemming;
+use crate::{Hit, Index};
+
+/// A prompt is cut to at most this many characters, keeping its end: what
+/// the user asks comes last, after what they pasted.
+pub const PROMPT_TAIL_CHARS: usize = 1_000;
+
+/// What the ranking of one hit rests on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence {
+    /// Sum, over the query terms the record holds, of each term's IDF over
+    /// the store's largest IDF.
+    pub specificity: f64,
+    /// IDF-weighted share of the query's terms the record holds, 0 to 1.
+    pub coverage: f64,
+    /// This hit's score over the next hit's; infinite for the last hit.
+    pub gap: f64,
+    /// How many distinct query terms the record holds.
+    pub matched: usize,
+}
+
+/// The least evidence a hit needs to be shown unasked: enough rare words
+/// making up enough of the prompt, or so many rare words that the rest of
+/// a long prompt (a pasted log) does not matter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Threshold {
+    pub min_specificity: f64,
+    pub min_coverage: f64,
+    /// Specificity at which coverage no longer counts.
+    pub strong_specificity: f64,
+}
+
+/// The threshold `memctl context` uses (see the module documentation).
+pub const THRESHOLD: Threshold = Threshold {
+    min_specificity: 1.2,
+    min_coverage: 0.3,
+    strong_specificity: 2.2,
+};
+
+impl Evidence {
+    /// Whether this much evidence is enough under `threshold`.
+    pub fn passes(&self, threshold: &Threshold) -> bool {
+        self.specificity >= threshold.strong_specificity
+            || (self.specificity >= threshold.min_specificity
+                && self.coverage >= threshold.min_coverage)
+    }
+}
+
+/// A prompt as a query of free words: its last [`PROMPT_TAIL_CHARS`]
+/// characters, with the query language's operators (`"`, `+`, `-`, `*`,
+/// `type:`) made plain text, so that nothing a user pastes is a filter or an
+/// error. `None` when no word is left that is not a stop word.
+pub fn prompt_query(prompt: &str) -> Option<Query> {
+    let mut tail = tail_chars(prompt, PROMPT_TAIL_CHARS);
+    loop {
+        let plain: String = tail
+            .chars()
+            .map(|c| match c {
+                '"' | '+' | '-' | '*' | ':' => ' ',
+                c => c,
+            })
+            .collect();
+        let query = query::parse(&plain).ok()?;
+        // The parser keeps the first terms when there are too many; cut
+        // the start instead until the end fits.
+        if query.should.len() < query::MAX_FREE_TERMS || tail.chars().count() < 40 {
+            let informative = informative_terms(&query).next().is_some();
+            return informative.then_some(query);
+        }
+        tail = tail_chars(tail, tail.chars().count() * 3 / 4);
+    }
+}
+
+/// The last `max` characters of `text`.
+fn tail_chars(text: &str, max: usize) -> &str {
+    let count = text.chars().count();
+    if count <= max {
+        return text;
+    }
+    let start = text
+        .char_indices()
+        .nth(count - max)
+        .map_or(text.len(), |(at, _)| at);
+    &text[start..]
+}
+
+/// The query's terms that carry evidence: single words and CJK bigrams (a
+/// phrase made of a chunk's words repeats them), stop words left out.
+fn informative_terms(query: &Query) -> impl Iterator<Item = &Term> {
+    query
+        .must
+        .iter()
+        .chain(query.should.iter().filter(|t| t.units.len() == 1))
+        .filter(|t| !query::is_stop(t))
+}
+
+impl Index {
+    /// The [`Evidence`] of each of `hits` (from [`Index::search`] with the
+    /// same `query`), in the same order.
+    pub fn evidence(&self, query: &Query, hits: &[Hit]) -> Result<Vec<Evidence>> {
+        let path = &self.paths.db;
+        let records: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM docs", [], |r| r.get(0))
+            .at(path)?;
+        let total = (records + BACKGROUND_DOCS) as f64;
+        let max_idf = idf(total, 0.0);
+        let docs = self.doc_ids(hits)?;
+        let wanted: HashSet<i64> = docs.iter().flatten().copied().collect();
+
+        let mut seen = HashSet::new();
+        let mut all_idf = 0.0;
+        // Per hit: (IDF sum, specificity sum, terms).
+        let mut held: HashMap<i64, (f64, f64, usize)> = HashMap::new();
+        // Counted inside SQLite and probed hit by hit: a common word of a
+        // large store matches thousands of rows, too many to fetch.
+        self.conn
+            .execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, fts, row)",
+            )
+            .at(path)?;
+        let mut vocab = self
+            .conn
+            .prepare_cached("SELECT doc FROM temp.fts_vocab WHERE term = ?1")
+            .at(path)?;
+        let mut count = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
+            .at(path)?;
+        let mut holds = self
+            .conn
+            .prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")
+            .at(path)?;
+        for term in informative_terms(query) {
+            let expr = query::render(term, Stemming::English);
+            if !seen.insert(expr.clone()) {
+                continue;
+            }
+            // One token's count is read from the index's vocabulary; a
+            // token spelled otherwise there (or a phrase) is counted.
+            let token = single_token(term);
+            let known: Option<i64> = match &token {
+                Some(token) => vocab
+                    .query_map([token], |r| r.get(0))
+                    .at(path)?
+                    .next()
+                    .transpose()
+                    .at(path)?,
+                None => None,
+            };
+            let df: i64 = match known {
+                Some(df) => df,
+                None => count.query_row([&expr], |r| r.get(0)).at(path)?,
+            };
+            // A word the store has never seen (a pasted identifier, a CJK
+            // bigram across two words) says nothing about any record.
+            if df == 0 {
+                continue;
+            }
+            let term_idf = idf(total, df as f64);
+            all_idf += term_idf;
+            for &doc in &wanted {
+                if holds.exists((&expr, doc)).at(path)? {
+                    let entry = held.entry(doc).or_default();
+                    entry.0 += term_idf;
+                    entry.1 += term_idf / max_idf;
+                    entry.2 += 1;
+                }
+            }
+        }
+        Ok(hits
+            .iter()
+            .zip(&docs)
+            .enumerate()
+            .map(|(at, (hit, doc))| {
+                let (idf_sum, specificity, matched) =
+                    doc.and_then(|d| held.get(&d).copied()).unwrap_or_default();
+                let next = hits.get(at + 1).map(|h| h.score);
+                Evidence {
+                    specificity,
+                    coverage: if all_idf > 0.0 {
+                        idf_sum / all_idf
+                    } else {
+                        0.0
+                    },
+                    gap: next.map_or(f64::INFINITY, |n| hit.score / n.max(f64::MIN_POSITIVE)),
+                    matched,
+                }
+            })
+            .collect())
+    }
+
+    /// The index row of each hit, by id (`None` if it vanished meanwhile).
+    fn doc_ids(&self, hits: &[Hit]) -> Result<Vec<Option<i64>>> {
+        let path = &self.paths.db;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc FROM docs WHERE id = ?1 LIMIT 1")
+            .at(path)?;
+        hits.iter()
+            .map(|hit| {
+                stmt.query_map([&hit.id], |r| r.get::<_, i64>(0))
+                    .at(path)?
+                    .next()
+                    .transpose()
+                    .at(path)
+            })
+            .collect()
+    }
+}
+
+/// The one index token of a single-word or single-bigram term, folded as
+/// the tokenizer folds it; `None` for anything else.
+fn single_token(term: &Term) -> Option<String> {
+    if term.prefix || term.units.len() != 1 {
+        return None;
+    }
+    match &term.units[0] {
+        query::Unit::Word(word) => Some(crate::text::fold(&crate::text::stem(word))),
+        query::Unit::Cjk(run) if run.chars().count() == 2 => Some(run.clone()),
+        query::Unit::Cjk(_) => None,
+    }
+}
+
+/// BM25's inverse document frequency of a term in `df` of `total` documents.
+fn idf(total: f64, df: f64) -> f64 {
+    (1.0 + (total - df + 0.5) / (df + 0.5)).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_prompt_keeps_its_end() {
+        let pasted = "frame at crash.rs line 12\n".repeat(200);
+        let prompt = format!("{pasted}why does the billing deploy fail?");
+        let query = prompt_query(&prompt).unwrap();
+        let words: Vec<String> = query
+            .should
+            .iter()
+            .flat_map(|t| &t.units)
+            .map(|u| format!("{u:?}"))
+            .collect();
+        assert!(words.iter().any(|w| w.contains("billing")), "{words:?}");
+        assert!(words.iter().any(|w| w.contains("deploy")), "{words:?}");
+    }
+
+    #[test]
+    fn a_prompt_with_many_distinct_words_keeps_its_last_words() {
+        let many: Vec<String> = (0..300).map(|n| format!("word{n}")).collect();
+        let prompt = format!("{} zebrafish", many.join(" "));
+        let query = prompt_query(&prompt).unwrap();
+        assert!(query.should.len() < query::MAX_FREE_TERMS);
+        assert!(format!("{:?}", query.should).contains("zebrafish"));
+    }
+
+    #[test]
+    fn query_syntax_in_a_prompt_is_text_not_a_filter_or_an_error() {
+        let query = prompt_query("error type:ValueError in -x \"unclosed +must").unwrap();
+        assert!(query.types.is_empty());
+        assert!(query.must.is_empty() && query.exclude.is_empty());
+        assert!(format!("{:?}", query.should).contains("valueerror"));
+    }
+
+    #[test]
+    fn a_prompt_of_stop_words_has_nothing_to_search() {
+        assert_eq!(prompt_query("can you do it for me?"), None);
+        assert_eq!(prompt_query("   "), None);
+        assert_eq!(prompt_query("*** +++ ---"), None);
+    }
+
+    /// The evidence of each hit for `prompt` in a small store.
+    fn judged(prompt: &str) -> Vec<(String, Evidence)> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = mdstore::Store::create(&dir.path().join("store")).unwrap();
+        let records = [
+            (
+                "prefer-pytest",
+                "Tests use pytest, never unittest",
+                "Fixtures live in conftest.py.",
+            ),
+            (
+                "env-vars",
+                "Environment variables for CI live in the repository settings",
+                "Each variable is named in upper case.",
+            ),
+            (
+                "deploy-freeze",
+                "No deploys on Friday afternoons",
+                "The freeze starts at 14:00.",
+            ),
+        ];
+        for (id, description, body) in records {
+            std::fs::write(
+                store.root().join(format!("{id}.md")),
+                format!(
+                    "---\nname: {id}\ndescription: {description}\ntype: project\n---\n{body}\n"
+                ),
+            )
+            .unwrap();
+        }
+        let query = prompt_query(prompt).unwrap();
+        let cache = dir.path().join("cache");
+        let outcome =
+            crate::search_store_with_evidence(&store, &cache, &query, 10, &mut |_| {}).unwrap();
+        outcome
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .zip(outcome.evidence)
+            .collect()
+    }
+
+    #[test]
+    fn one_common_word_in_common_is_not_enough_evidence() {
+        let judged = judged("rename this variable to something clearer");
+        assert!(!judged.is_empty(), "the ranking still finds env-vars");
+        assert!(
+            judged.iter().all(|(_, e)| !e.passes(&THRESHOLD)),
+            "{judged:?}"
+        );
+    }
+
+    #[test]
+    fn a_record_sharing_the_prompts_rare_words_is_relevant() {
+        let judged = judged("where do the pytest fixtures go, conftest?");
+        let (id, evidence) = &judged[0];
+        assert_eq!(id, "prefer-pytest");
+        assert!(evidence.passes(&THRESHOLD), "{evidence:?}");
+        assert_eq!(evidence.matched, 3);
+        assert!(evidence.coverage > 0.99, "{evidence:?}");
+    }
+
+    #[test]
+    fn rare_words_count_more_than_common_ones() {
+        let total = 1_100.0;
+        assert!(idf(total, 1.0) / idf(total, 0.0) > 0.8);
+        assert!(idf(total, 500.0) / idf(total, 0.0) < 0.15);
+    }
+
+    #[test]
+    fn evidence_passes_only_above_both_minimums() {
+        let t = Threshold {
+            min_specificity: 1.0,
+            min_coverage: 0.2,
+            strong_specificity: 2.0,
+        };
+        let e = |specificity, coverage| Evidence {
+            specificity,
+            coverage,
+            gap: 1.0,
+            matched: 2,
+        };
+        assert!(e(1.5, 0.5).passes(&t));
+        assert!(!e(0.9, 0.5).passes(&t));
+        assert!(!e(1.5, 0.1).passes(&t));
+        assert!(
+            e(2.5, 0.05).passes(&t),
+            "a long prompt with many rare words"
+        );
+    }
+}
