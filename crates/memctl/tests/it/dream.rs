@@ -87,24 +87,20 @@ pub fn model_env() -> TestEnv {
     env
 }
 
-/// `python3 [ROOT]/bin/fake-model.py MODE`, or `None` (the test says it is
-/// skipped) when there is no python3.
-pub fn fake_model(env: &TestEnv, mode: &str) -> Option<String> {
-    if StdCommand::new("python3")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: python3 is not installed (the fake model runner needs it)");
-        return None;
-    }
+/// The fake model runner, a Python script: python3 is required (the MCP
+/// and pre-commit tests need it too), so its absence fails, never passes.
+pub fn fake_model(env: &TestEnv, mode: &str) -> String {
+    assert!(
+        StdCommand::new("python3").arg("--version").output().is_ok(),
+        "python3 is not installed: the fake model runner needs it"
+    );
     let script = env.root().join("bin/fake-model.py");
     fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake-model.py"),
         &script,
     )
     .unwrap();
-    Some(format!("python3 {} {mode}", script.display()))
+    format!("python3 {} {mode}", script.display())
 }
 
 pub fn both_stores(env: &TestEnv) -> (BTreeMap<PathBuf, Vec<u8>>, BTreeMap<PathBuf, Vec<u8>>) {
@@ -120,9 +116,7 @@ fn refused(mode: &str, code: i32) {
     if mode == "hang" {
         env.set_var("MEMCTL_LLM_TIMEOUT_SECS", "2");
     }
-    let Some(runner) = fake_model(&env, mode) else {
-        return;
-    };
+    let runner = fake_model(&env, mode);
     let before = both_stores(&env);
     let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
     run.assert_code(code);
@@ -193,9 +187,7 @@ fn model_runner_exiting_non_zero_is_refused() {
 #[test]
 fn model_good_plan_is_shown_confirmed_and_applied() {
     let mut env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
-        return;
-    };
+    let runner = fake_model(&env, "good");
     let copy = env.root().join("input.json");
     env.set_var("FAKE_MODEL_INPUT_COPY", copy.display().to_string());
     let before = both_stores(&env);
@@ -245,9 +237,7 @@ fn model_good_plan_is_shown_confirmed_and_applied() {
 #[test]
 fn model_empty_plan_changes_nothing() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "empty") else {
-        return;
-    };
+    let runner = fake_model(&env, "empty");
     let before = both_stores(&env);
     let run = env.run(&["dream", "--yes", "--llm-cmd", &runner]);
     run.assert_success();
@@ -258,9 +248,7 @@ fn model_empty_plan_changes_nothing() {
 #[test]
 fn model_input_over_the_limit_is_refused_not_truncated() {
     let mut env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
-        return;
-    };
+    let runner = fake_model(&env, "good");
     record(
         &env,
         &env.store(),
@@ -284,9 +272,7 @@ fn model_input_over_the_limit_is_refused_not_truncated() {
 #[test]
 fn model_store_too_large_for_one_call_is_sent_in_batches() {
     let mut env = model_env();
-    let Some(runner) = fake_model(&env, "empty") else {
-        return;
-    };
+    let runner = fake_model(&env, "empty");
     let copy = env.root().join("input.json");
     env.set_var("FAKE_MODEL_INPUT_COPY", copy.display().to_string());
     env.run(&["dream", "--yes", "--llm-cmd", &runner])
@@ -333,15 +319,16 @@ fn dream_without_terminal_or_yes_writes_nothing() {
 #[test]
 fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "escape-reason") else {
-        return;
-    };
+    let runner = fake_model(&env, "escape-reason");
     env.write_store_file(
         "weird.md",
         "---\nname: weird\ndescription: about \u{1b}[2J weird\ntype: project\nsource: inferred\n---\nbody \u{1b}]0;title\u{7}\n",
     );
+    // A reason holding a control character is rejected (exit 2), and the
+    // rejected plan is still shown, escaped.
     let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
-    run.assert_success();
+    assert_eq!(run.code, 2, "{}", run.render());
+    assert!(run.stderr.contains("invalid reason"), "{}", run.render());
     let shown = run.all_output();
     assert!(
         !shown.contains('\u{1b}') && !shown.contains('\u{9b}') && !shown.contains('\u{7}'),
@@ -360,9 +347,7 @@ fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
 #[test]
 fn dry_run_json_prints_the_plan_and_writes_nothing() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
-        return;
-    };
+    let runner = fake_model(&env, "good");
     let before = both_stores(&env);
     let run = env.run(&["dream", "--dry-run", "--json", "--llm-cmd", &runner]);
     run.assert_success();
@@ -408,9 +393,7 @@ fn claude_code_memory_folder_dreams_without_losing_a_record_or_the_hand_made_ind
 #[test]
 fn secret_in_a_model_plan_is_never_printed_and_never_written() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "secret") else {
-        return;
-    };
+    let runner = fake_model(&env, "secret");
     let before = both_stores(&env);
     let dry = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
     let json = env.run(&["dream", "--dry-run", "--json", "--llm-cmd", &runner]);
@@ -431,9 +414,7 @@ fn secret_in_a_model_plan_is_never_printed_and_never_written() {
 #[test]
 fn json_report_lists_what_was_merged() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
-        return;
-    };
+    let runner = fake_model(&env, "good");
     let run = env.run(&["dream", "--yes", "--json", "--llm-cmd", &runner]);
     run.assert_success();
     let report = run.json();
@@ -451,9 +432,7 @@ fn json_report_lists_what_was_merged() {
 #[test]
 fn plan_declined_at_the_prompt_writes_nothing() {
     let env = model_env();
-    let Some(runner) = fake_model(&env, "good") else {
-        return;
-    };
+    let runner = fake_model(&env, "good");
     let before = both_stores(&env);
     let run = env.run_in_terminal(&["dream", "--llm-cmd", &runner], "n\n");
     assert!(run.stdout.contains("Apply this plan?"), "{}", run.render());

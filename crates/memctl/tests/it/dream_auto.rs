@@ -91,9 +91,7 @@ fn auto_dream_skips_while_another_dream_holds_the_lock() {
 #[test]
 fn killed_dream_leaves_no_lock_that_blocks_the_next() {
     let mut env = model_env();
-    let Some(runner) = fake_model(&env, "hang") else {
-        return;
-    };
+    let runner = fake_model(&env, "hang");
     gates_open(&mut env);
     let before = both_stores(&env);
     let mut child = env
