@@ -37,6 +37,7 @@ mod half_written;
 mod index;
 mod init;
 mod interactive;
+mod model_based;
 mod names;
 mod read;
 mod regressions;
