@@ -357,3 +357,33 @@ proptest! {
         run(&ops);
     }
 }
+
+/// Every kind of step at least once, in an order that makes them meet: a
+/// fixed sequence that runs the same way every time.
+#[test]
+fn every_operation_once_in_a_fixed_sequence() {
+    use Op::*;
+    run(&[
+        Remember { slot: 0, force: false },
+        Remember { slot: 1, force: false },
+        StartWatcher,
+        EditInPlace { slot: 0 },
+        EditByRename { slot: 1 },
+        Checkout,
+        EditInPlace { slot: 2 },
+        Remember { slot: 2, force: false },
+        DeleteIndex,
+        Checkout,
+        RenameFile { from: 1, to: 3 },
+        Forget { slot: 0 },
+        Remember { slot: 0, force: false },
+        CorruptIndex { truncate: false },
+        KilledWriter { slot: 0, delay_ms: 5 },
+        KillWatcher,
+        Delete { slot: 3 },
+        CorruptIndex { truncate: true },
+        KilledWriter { slot: 4, delay_ms: 40 },
+        Remember { slot: 0, force: true },
+        Checkout,
+    ]);
+}
