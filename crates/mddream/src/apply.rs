@@ -1,3 +1,204 @@
 //! Apply (SPEC §7, step 4): a validated plan, written through `mdstore`'s
 //! write transaction under each store's lock, after a snapshot of every file
 //! it will touch; on any failure every file is restored byte for byte.
+//!
+//! Order: the locks (workspace, then global), the revisions read checked
+//! again, the snapshot, then every write (merged and updated records), then
+//! every removal (a tombstone each, as `forget` leaves), then `MEMORY.md`;
+//! only when all of that worked are the locks released.
+
+mod execute;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
+mod touched;
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use mdstore::Store;
+use mdstore::lock::LockError;
+use mdstore::txn::{ChangeSink, Snapshot, Transaction};
+use mdstore::view::StoreView;
+
+use crate::plan::{Plan, RecordRef, Scope};
+
+/// A store a plan may change, and the index to tell what changed.
+pub struct Target<'a> {
+    pub scope: Scope,
+    pub store: &'a Store,
+    pub sink: &'a mut dyn ChangeSink,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApplyOptions {
+    /// How long to wait for each store's write lock.
+    pub lock_timeout: Duration,
+    /// The time written into merged and updated records and tombstones.
+    pub now: Timestamp,
+}
+
+/// What a plan did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// The records each merge read, and the record it wrote.
+    pub merged: Vec<(Vec<RecordRef>, RecordRef)>,
+    /// Updated records, at their new revision.
+    pub updated: Vec<RecordRef>,
+    /// Retired records, as read.
+    pub retired: Vec<RecordRef>,
+}
+
+/// Why a plan was not applied. In every case the stores are as they were
+/// before (`Unrestored` says which file could not be put back).
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("operation {}: {id} changed since the plan was made; nothing was written (run dream again)", .operation + 1)]
+    Conflict { operation: usize, id: String },
+    #[error("operation {}: {reason}; nothing was written", .operation + 1)]
+    Refused {
+        operation: usize,
+        reason: String,
+        /// A tombstone or the trust order said no (exit 4), rather than
+        /// the text itself (a secret: exit 2).
+        exit_conflict: bool,
+    },
+    #[error("cannot write {}: {source}; every file was restored as it was", .path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{error}; then restoring {} failed: {source} (restore it from git, or run memctl check)", .path.display())]
+    Unrestored {
+        error: Box<ApplyError>,
+        path: PathBuf,
+        source: io::Error,
+    },
+}
+
+impl ApplyError {
+    /// SPEC §10's exit code for this failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ApplyError::Lock(_) | ApplyError::Conflict { .. } => 4,
+            ApplyError::Refused { exit_conflict, .. } => {
+                if *exit_conflict {
+                    4
+                } else {
+                    2
+                }
+            }
+            ApplyError::Io { .. } | ApplyError::Unrestored { .. } => 5,
+        }
+    }
+}
+
+/// A store under its lock while a plan is applied.
+struct Open<'a> {
+    scope: Scope,
+    /// Its index in the caller's targets (for the sink).
+    target: usize,
+    txn: Transaction<'a>,
+    snapshot: Option<Snapshot>,
+}
+
+/// Applies `plan` (already validated against the records it was made from)
+/// to the `targets` it reads, whole or not at all.
+pub fn apply<'a>(
+    plan: &Plan,
+    targets: &mut [Target<'a>],
+    options: &ApplyOptions,
+) -> Result<Applied, ApplyError> {
+    if plan.operations.is_empty() {
+        return Ok(Applied::default());
+    }
+    let mut open = lock_stores(plan, targets, options.lock_timeout)?;
+    execute::recheck(plan, &open)?;
+    for store in &mut open {
+        let (files, folders) = touched::paths(plan, store.scope, &store.txn);
+        let snapshot = store
+            .txn
+            .snapshot(&files, &folders)
+            .map_err(|source| ApplyError::Io {
+                path: store.txn.store().root().to_path_buf(),
+                source,
+            })?;
+        store.snapshot = Some(snapshot);
+    }
+    let result = execute::run(plan, &mut open, options).and_then(|applied| {
+        for store in &mut open {
+            store.txn.write_catalog().map_err(|source| ApplyError::Io {
+                path: store.txn.store().catalog_path(),
+                source,
+            })?;
+        }
+        Ok(applied)
+    });
+    match result {
+        Ok(applied) => {
+            for store in open {
+                // MEMORY.md was written above; this releases the lock and
+                // tells the index.
+                let _ = store.txn.commit(&mut *targets[store.target].sink);
+            }
+            Ok(applied)
+        }
+        Err(error) => Err(roll_back(error, open, targets)),
+    }
+}
+
+/// Takes the lock of every store the plan reads, the workspace's first, so
+/// that two dreams never wait for each other in opposite orders.
+fn lock_stores<'a>(
+    plan: &Plan,
+    targets: &[Target<'a>],
+    timeout: Duration,
+) -> Result<Vec<Open<'a>>, ApplyError> {
+    let mut scopes: Vec<Scope> = plan
+        .operations
+        .iter()
+        .flat_map(execute::scopes_of)
+        .collect();
+    scopes.sort();
+    scopes.dedup();
+    let mut open = Vec::new();
+    for scope in scopes {
+        let Some(target) = targets.iter().position(|t| t.scope == scope) else {
+            let (operation, id) = execute::first_in_scope(plan, scope);
+            return Err(ApplyError::Conflict { operation, id });
+        };
+        let txn = Transaction::begin(targets[target].store, timeout, StoreView::load)?;
+        open.push(Open {
+            scope,
+            target,
+            txn,
+            snapshot: None,
+        });
+    }
+    Ok(open)
+}
+
+/// Puts every snapshotted file back, tells each index which records were
+/// touched, releases the locks, and returns `error` (or the first restore
+/// failure with it).
+fn roll_back(error: ApplyError, open: Vec<Open<'_>>, targets: &mut [Target<'_>]) -> ApplyError {
+    let mut unrestored = None;
+    for mut store in open {
+        if let Some(snapshot) = &store.snapshot
+            && let Err(failure) = store.txn.restore(snapshot)
+        {
+            unrestored.get_or_insert(failure);
+        }
+        let _ = store.txn.commit(&mut *targets[store.target].sink);
+    }
+    match unrestored {
+        None => error,
+        Some((rel_path, source)) => ApplyError::Unrestored {
+            error: Box::new(error),
+            path: rel_path,
+            source,
+        },
+    }
+}

@@ -1,15 +1,97 @@
-//! Gather (SPEC §7, step 2), without any model: exact duplicates,
-//! near-duplicates, corrections of earlier facts, expired records and an
+//! Gather (SPEC §7, step 2), without any model: expired records, exact
+//! duplicates, corrections of earlier facts, near-duplicates and an
 //! over-budget `MEMORY.md`, turned into a rules [`Plan`].
+//!
+//! Nothing compares every pair: exact duplicates and corrections are found
+//! by grouping records under a key, near-duplicates by MinHash signatures
+//! banded into buckets (LSH), so only records that share a bucket are
+//! compared. A record is read by at most one operation; what a gatherer
+//! finds about a record an earlier one already took is left for the next
+//! dream. docs/DREAM.md describes the rules and the measurements behind
+//! the near-duplicate threshold.
+
+mod budget;
+mod correction;
+mod exact;
+mod expired;
+mod merge;
+mod near;
+mod terms;
 
 use jiff::Timestamp;
 
-use crate::plan::Plan;
+use crate::plan::{Origin, Plan};
 use crate::records::DreamRecord;
+
+pub use near::{NEAR_THRESHOLD, similarity};
+pub use terms::normalise_fact;
+
+/// How gathering decides what is alike.
+#[derive(Clone, Debug)]
+pub struct GatherOptions {
+    /// Two records are near-duplicates when the Jaccard similarity of their
+    /// term shingles is at least this (docs/DREAM.md: the measurements).
+    pub near_threshold: f64,
+}
+
+impl Default for GatherOptions {
+    fn default() -> GatherOptions {
+        GatherOptions {
+            near_threshold: NEAR_THRESHOLD,
+        }
+    }
+}
 
 /// Builds the rules' plan for `records` (every store dream was given) as of
 /// `now`.
 pub fn gather(records: &[DreamRecord], now: Timestamp) -> Plan {
-    let _ = (records, now);
-    todo!("issue 7: gatherers")
+    gather_with(records, now, &GatherOptions::default())
+}
+
+/// [`gather`] with a choice of thresholds.
+pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOptions) -> Plan {
+    let mut plan = Plan::new(Origin::Rules);
+    let mut claims = Claims::new(records.len());
+    expired::gather(records, now, &mut claims, &mut plan);
+    exact::gather(records, &mut claims, &mut plan);
+    let prepared = terms::prepare_all(records);
+    correction::gather(records, &prepared, &mut claims, &mut plan);
+    near::gather(records, &prepared, options, &mut claims, &mut plan);
+    budget::gather(records, &claims, &mut plan);
+    plan
+}
+
+/// Which records an operation already reads (or names as the record that
+/// supersedes another), so that no record is in two operations.
+pub(crate) struct Claims {
+    taken: Vec<bool>,
+}
+
+impl Claims {
+    fn new(records: usize) -> Claims {
+        Claims {
+            taken: vec![false; records],
+        }
+    }
+
+    pub(crate) fn is_free(&self, index: usize) -> bool {
+        !self.taken[index]
+    }
+
+    pub(crate) fn take(&mut self, index: usize) {
+        self.taken[index] = true;
+    }
+}
+
+/// When a record last changed: `updated`, else `created`.
+pub(crate) fn changed_at(record: &DreamRecord) -> Option<Timestamp> {
+    record.record.meta.updated.or(record.record.meta.created)
+}
+
+/// Record ids for a reason, escaped and cut.
+pub(crate) fn id_list<'a>(ids: impl IntoIterator<Item = &'a DreamRecord>) -> String {
+    ids.into_iter()
+        .map(|r| mdstore::escape::for_message(&r.record.id, 80))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

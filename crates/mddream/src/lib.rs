@@ -13,6 +13,7 @@ for byte on any failure.
 
 pub mod apply;
 pub mod gather;
+pub mod model;
 pub mod plan;
 pub mod records;
 pub mod validate;

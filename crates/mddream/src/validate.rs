@@ -2,8 +2,21 @@
 //! rules' and a model's alike, passes the same checks, and a rejected plan
 //! names the rule it broke and the operation.
 
-use crate::plan::Plan;
+mod facts;
+mod operation;
+mod plan_wide;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use mdstore::guard::secrets::secret_note;
+
+use crate::plan::{PLAN_VERSION, Plan, RecordRef, Scope};
 use crate::records::DreamRecord;
+
+pub use facts::normalize_fact;
+pub use plan_wide::max_removals;
 
 /// Limits a plan must respect.
 #[derive(Clone, Debug)]
@@ -12,13 +25,85 @@ pub struct ValidateOptions {
     pub max_delete_pct: f64,
 }
 
+/// The rules a plan can break, one per check of SPEC §7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The plan's `version` is not [`PLAN_VERSION`].
+    Version,
+    /// An operation reads (or is superseded by) a record that does not exist.
+    UnknownRecord,
+    /// A record is no longer at the revision the plan read.
+    Revision,
+    /// Two reads of the plan name the same record.
+    ReadTwice,
+    /// A new record's name breaks the name rules, or an update renames.
+    InvalidName,
+    /// A new record's name is taken (by another operation's result, or by a
+    /// record this operation does not replace).
+    NameCollision,
+    /// A new record's type, description, tags or `expires` are invalid.
+    InvalidRecord,
+    MergeAcrossScopes,
+    MergeAcrossTypes,
+    /// Text from a lower-trust source over a higher-trust record.
+    LowerTrust,
+    /// A merge that does not name the two or more records it joins, or a
+    /// drop that names a record the operation did not read.
+    CitesSources,
+    /// A fact of a record read is neither in the new body nor dropped with
+    /// a reason.
+    SilentDrop,
+    /// More records removed than `--max-delete-pct` allows.
+    RemovalLimit,
+    /// Records go in and nothing (an empty record) comes out.
+    EmptyResult,
+    /// `superseded_by` names the retired record itself or one the plan
+    /// removes.
+    Successor,
+}
+
+impl Rule {
+    /// The rule as a person reads it, first in every rejection.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Version => "unknown plan version",
+            Rule::UnknownRecord => "reads a record that does not exist",
+            Rule::Revision => "record changed since it was read",
+            Rule::ReadTwice => "reads the same record twice",
+            Rule::InvalidName => "invalid name",
+            Rule::NameCollision => "name already taken",
+            Rule::InvalidRecord => "invalid record",
+            Rule::MergeAcrossScopes => "merge across scopes",
+            Rule::MergeAcrossTypes => "merge across types",
+            Rule::LowerTrust => "lower-trust text over a higher-trust record",
+            Rule::CitesSources => "merged record does not cite its sources",
+            Rule::SilentDrop => "drops a fact silently",
+            Rule::RemovalLimit => "removes too many records",
+            Rule::EmptyResult => "records go in and no record comes out",
+            Rule::Successor => "superseded by a record that does not stay",
+        }
+    }
+}
+
 /// Why a plan was rejected: the rule, and the operation (its index in
 /// `plan.operations`) that broke it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("operation {}: {rule}", .operation.map_or("(the plan)".to_string(), |i| (i + 1).to_string()))]
 pub struct Rejection {
     pub operation: Option<usize>,
+    /// The rule's name, then what broke it.
     pub rule: String,
+    pub kind: Rule,
+}
+
+impl Rejection {
+    fn new(kind: Rule, operation: Option<usize>, detail: impl AsRef<str>) -> Rejection {
+        Rejection {
+            operation,
+            rule: format!("{}: {}", kind.name(), detail.as_ref()),
+            kind,
+        }
+    }
 }
 
 /// Checks `plan` against the records it was made from.
@@ -27,6 +112,78 @@ pub fn validate(
     records: &[DreamRecord],
     options: &ValidateOptions,
 ) -> Result<(), Rejection> {
-    let _ = (plan, records, options);
-    todo!("issue 7: validation")
+    if plan.version != PLAN_VERSION {
+        return Err(Rejection::new(
+            Rule::Version,
+            None,
+            format!(
+                "the plan says version {}; this memctl reads version {PLAN_VERSION}",
+                plan.version
+            ),
+        ));
+    }
+    let known = Known::new(records);
+    plan_wide::reads_once(plan)?;
+    for (index, op) in plan.operations.iter().enumerate() {
+        operation::check(plan.origin, index, op, &known)?;
+    }
+    plan_wide::successors_stay(plan)?;
+    plan_wide::names_unique(plan, &known)?;
+    plan_wide::removal_limit(plan, records.len(), options.max_delete_pct)
+}
+
+/// The records a plan may read, by scope and id key (ids that differ only
+/// in case or compatibility form are one record, SPEC §2).
+pub(crate) struct Known<'a> {
+    by_key: HashMap<(Scope, String), &'a DreamRecord>,
+}
+
+impl<'a> Known<'a> {
+    fn new(records: &'a [DreamRecord]) -> Known<'a> {
+        let mut by_key = HashMap::with_capacity(records.len());
+        for record in records {
+            by_key
+                .entry((record.scope, mdstore::id::id_key(&record.record.id)))
+                .or_insert(record);
+        }
+        Known { by_key }
+    }
+
+    fn get(&self, scope: Scope, id: &str) -> Option<&'a DreamRecord> {
+        self.by_key.get(&(scope, mdstore::id::id_key(id))).copied()
+    }
+
+    /// The record `read` names, at the revision it was read.
+    fn resolve(&self, index: usize, read: &RecordRef) -> Result<&'a DreamRecord, Rejection> {
+        let record = self.get(read.scope, &read.id).ok_or_else(|| {
+            Rejection::new(
+                Rule::UnknownRecord,
+                Some(index),
+                format!(
+                    "no record {} in the {} store",
+                    shown(&read.id),
+                    read.scope.as_str()
+                ),
+            )
+        })?;
+        if record.revision() != read.revision {
+            return Err(Rejection::new(
+                Rule::Revision,
+                Some(index),
+                format!(
+                    "{} is at revision {}, the plan read revision {}; make the plan again",
+                    shown(&read.id),
+                    record.revision(),
+                    read.revision
+                ),
+            ));
+        }
+        Ok(record)
+    }
+}
+
+/// Text from a record or a plan as a rejection shows it: quoted, escaped,
+/// cut, and never a secret.
+pub(crate) fn shown(text: &str) -> String {
+    secret_note(text).unwrap_or_else(|| format!("\"{}\"", mdstore::escape::for_message(text, 60)))
 }

@@ -14,6 +14,7 @@ pub const TEMP_SUFFIX: &str = ".memctl-tmp";
 /// Writes `bytes` to `path` so that a crash at any instant leaves either the
 /// old file or the new one, whole. Creates the parent folder if needed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    before_write()?;
     let dir = parent_dir(path);
     fs::create_dir_all(dir)?;
     let mut temp = temp_file_in(dir)?;
@@ -29,6 +30,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Writes `bytes` to `path` whole, only if no file is there: `Ok(false)`
 /// when one is, so an earlier file is never replaced.
 pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    before_write()?;
     let dir = parent_dir(path);
     let mut temp = temp_file_in(dir)?;
     temp.write_all(bytes)?;
@@ -55,6 +57,7 @@ fn temp_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
 
 /// Removes `path` and makes the removal durable. A missing file is not an error.
 pub fn remove_file(path: &Path) -> io::Result<()> {
+    before_write()?;
     match fs::remove_file(path) {
         Ok(()) => sync_dir(parent_dir(path)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -65,6 +68,63 @@ pub fn remove_file(path: &Path) -> io::Result<()> {
 /// Whether a file name is one of memctl's temporary files.
 pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_SUFFIX)
+}
+
+fn before_write() -> io::Result<()> {
+    #[cfg(feature = "fault-injection")]
+    fault::tick()?;
+    Ok(())
+}
+
+/// Failures on demand, for tests of what a caller does when a write fails
+/// half-way (dream's rollback): counted per thread, so that tests running
+/// side by side do not trip each other. Not built without the
+/// `fault-injection` feature.
+#[cfg(feature = "fault-injection")]
+#[doc(hidden)]
+pub mod fault {
+    use std::cell::Cell;
+    use std::io;
+
+    thread_local! {
+        static LEFT: Cell<Option<usize>> = const { Cell::new(None) };
+        static DONE: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// The next `writes` file writes or removals of this thread succeed; the
+    /// one after fails, and then everything works again (so a rollback can).
+    pub fn fail_after(writes: usize) {
+        LEFT.set(Some(writes));
+        DONE.set(0);
+    }
+
+    /// Starts counting this thread's file writes from zero, failing none.
+    pub fn count() {
+        LEFT.set(None);
+        DONE.set(0);
+    }
+
+    /// File writes and removals made by this thread since [`fail_after`] or
+    /// [`count`].
+    pub fn writes() -> usize {
+        DONE.get()
+    }
+
+    pub(super) fn tick() -> io::Result<()> {
+        match LEFT.get() {
+            Some(0) => {
+                LEFT.set(None);
+                Err(io::Error::other(
+                    "injected fault (a test's forced write failure)",
+                ))
+            }
+            left => {
+                LEFT.set(left.map(|n| n - 1));
+                DONE.set(DONE.get() + 1);
+                Ok(())
+            }
+        }
+    }
 }
 
 fn parent_dir(path: &Path) -> &Path {

@@ -120,6 +120,8 @@ pub enum Command {
     Reindex(ReindexArgs),
     /// Watch the store and keep the index's dirty list current until interrupted
     Watch,
+    /// Consolidate: merge duplicates, retire corrected and expired records (shown, then confirmed)
+    Dream(DreamArgs),
     /// Print shell completions
     Completions(CompletionsArgs),
 }
@@ -234,6 +236,37 @@ pub struct ReindexArgs {
     /// Compare the index with the files; exit 1 on any difference; change nothing
     #[arg(long)]
     pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DreamArgs {
+    /// Show the plan; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Apply without asking
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Print the plan (with --dry-run) or the report as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Ask this model command for the plan (records as JSON on stdin, a plan as JSON on stdout)
+    #[arg(long, value_name = "CMD", conflicts_with = "auto")]
+    pub llm_cmd: Option<String>,
+    /// Unattended: run only when the gates pass, apply only exact duplicates and expired records
+    #[arg(long, conflicts_with_all = ["dry_run", "yes"])]
+    pub auto: bool,
+    /// At most this percentage of the records may be removed by one plan
+    #[arg(long, value_name = "P", default_value_t = 25.0,
+          value_parser = parse_percentage)]
+    pub max_delete_pct: f64,
+}
+
+/// A percentage from 0 to 100.
+fn parse_percentage(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err("expected a percentage from 0 to 100".to_string()),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -9,8 +9,6 @@ mod cli;
 mod cmd;
 mod failure;
 mod index_hook;
-// Used by dream and extract, which are being built on top of it.
-#[allow(dead_code)]
 mod model_cmd;
 mod stores;
 mod ui;
@@ -77,6 +75,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Search(args) => cmd::search::search(global, ui, args),
         Command::Reindex(args) => cmd::search::reindex(global, ui, args),
         Command::Watch => cmd::search::watch(global, ui),
+        Command::Dream(args) => cmd::dream::run(global, ui, args),
     }
 }
 

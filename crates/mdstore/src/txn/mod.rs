@@ -136,6 +136,10 @@ pub struct Transaction<'s> {
     changed: Vec<PathBuf>,
     /// A NOOP writes no record but still repairs a stale `MEMORY.md`.
     refresh_catalog: bool,
+    /// `MEMORY.md` as [`Transaction::write_catalog`] or
+    /// [`Transaction::restore`] left it, current until the next change: a
+    /// commit does not write it again.
+    settled_catalog: Option<Option<Catalog>>,
     _lock: StoreLock,
 }
 
@@ -155,6 +159,7 @@ impl<'s> Transaction<'s> {
             view: load_view(store),
             changed: Vec::new(),
             refresh_catalog: false,
+            settled_catalog: None,
             _lock: lock,
         })
     }
@@ -192,7 +197,23 @@ impl<'s> Transaction<'s> {
         options: &WriteOptions,
         shown: Option<&Plan>,
     ) -> Result<Step, WriteError> {
-        let plan = self.plan(candidate, options)?;
+        self.write_merged(candidate, &[], options, shown)
+    }
+
+    /// [`Transaction::write`] for a record that consolidates the records
+    /// `merged_from` (dream): written with that list; a source holding the
+    /// same text does not make it a NOOP.
+    pub fn write_merged(
+        &mut self,
+        candidate: &Candidate,
+        merged_from: &[String],
+        options: &WriteOptions,
+        shown: Option<&Plan>,
+    ) -> Result<Step, WriteError> {
+        let plan = write::plan_merged(self.store, &self.view, candidate, options, merged_from)?;
+        if matches!(plan.operation, Operation::Noop { .. }) {
+            self.refresh_catalog = true;
+        }
         let outcome = match &plan.operation {
             Operation::Refused(refusal) => Outcome::Refused(refusal.clone()),
             Operation::Noop { existing } => Outcome::Noop {
@@ -234,7 +255,7 @@ impl<'s> Transaction<'s> {
             rel_path: plan.rel_path.clone(),
             source,
         })?;
-        self.changed.push(plan.rel_path.clone());
+        self.touched(plan.rel_path.clone());
         Ok(())
     }
 
@@ -249,7 +270,9 @@ impl<'s> Transaction<'s> {
         self.check_catalog_replaceable().map_err(ForgetError::Io)?;
         let rel_path = self.view.find(id).map(|s| s.rel_path.clone());
         let tomb = write::forget(self.store, &mut self.view, id, reason, now)?;
-        self.changed.extend(rel_path);
+        if let Some(rel_path) = rel_path {
+            self.touched(rel_path);
+        }
         Ok(tomb)
     }
 
@@ -291,15 +314,31 @@ impl<'s> Transaction<'s> {
             rel_path: rel_path.to_path_buf(),
             meta: frontmatter::parse(&text).meta,
         });
-        self.changed.push(rel_path.to_path_buf());
+        self.touched(rel_path.to_path_buf());
         Ok(())
+    }
+
+    fn touched(&mut self, rel_path: PathBuf) {
+        self.changed.push(rel_path);
+        self.settled_catalog = None;
+    }
+
+    /// Regenerates `MEMORY.md` now, still under the lock, so that a caller
+    /// can undo everything if it cannot be written; a commit with no change
+    /// since then does not write it again.
+    pub fn write_catalog(&mut self) -> io::Result<Catalog> {
+        let catalog = catalog::write(self.store, &self.view.summaries)?;
+        self.settled_catalog = Some(Some(catalog.clone()));
+        Ok(catalog)
     }
 
     /// Regenerates `MEMORY.md` once for everything this transaction did (or
     /// repairs it after a NOOP), tells `sink` what changed, and releases
     /// the lock. A failure to write `MEMORY.md` does not undo saved records.
     pub fn commit(self, sink: &mut dyn ChangeSink) -> Committed {
-        let catalog = if self.changed.is_empty() && !self.refresh_catalog {
+        let catalog = if let Some(settled) = self.settled_catalog {
+            Ok(settled)
+        } else if self.changed.is_empty() && !self.refresh_catalog {
             Ok(None)
         } else {
             catalog::write(self.store, &self.view.summaries).map(Some)
@@ -314,5 +353,8 @@ impl<'s> Transaction<'s> {
     }
 }
 
+mod snapshot;
 #[cfg(test)]
 mod tests;
+
+pub use snapshot::Snapshot;

@@ -349,3 +349,132 @@ fn memory_md_that_cannot_be_read_refuses_the_write_before_any_byte() {
     assert!(err.to_string().contains("MEMORY.md"), "{err}");
     assert!(!dir.path().join("blocked.md").exists());
 }
+
+fn tree(root: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
+            (rel, fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn merged_record_is_written_with_merged_from_and_is_not_a_noop_of_its_source() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(
+        &candidate("a", "Uses pnpm", "We use pnpm.\n"),
+        &options(),
+        None,
+    )
+    .unwrap();
+    let merged_from = vec!["a".to_string(), "b".to_string()];
+    let step = txn
+        .write_merged(
+            &candidate("tooling", "Uses pnpm", "We use pnpm.\n"),
+            &merged_from,
+            &options(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(step.outcome, Outcome::Saved { revision: 1 });
+    let text = fs::read_to_string(store.root().join("tooling.md")).unwrap();
+    assert!(text.contains("merged_from:\n  - a\n  - b\n"), "{text}");
+}
+
+#[test]
+fn merge_into_a_source_with_its_own_text_still_records_merged_from() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(
+        &candidate("a", "Uses pnpm", "We use pnpm.\n"),
+        &options(),
+        None,
+    )
+    .unwrap();
+    let merged_from = vec!["a".to_string(), "b".to_string()];
+    let step = txn
+        .write_merged(
+            &candidate("a", "Uses pnpm", "We use pnpm.\n"),
+            &merged_from,
+            &options(),
+            None,
+        )
+        .unwrap();
+    assert_eq!(step.outcome, Outcome::Saved { revision: 2 });
+    // The same write again is a NOOP: the list is already there.
+    let again = txn
+        .write_merged(
+            &candidate("a", "Uses pnpm", "We use pnpm.\n"),
+            &merged_from,
+            &options(),
+            None,
+        )
+        .unwrap();
+    assert!(matches!(again.outcome, Outcome::Noop { .. }));
+}
+
+#[test]
+fn restore_puts_every_snapshotted_file_back_byte_for_byte() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("a", "about a", "A.\n"), &options(), None)
+        .unwrap();
+    txn.write(&candidate("b", "about b", "B.\n"), &options(), None)
+        .unwrap();
+    txn.commit(&mut ());
+    let before = tree(dir.path());
+
+    let mut txn = begin(&store);
+    let files: Vec<PathBuf> = ["a.md", "b.md", "c.md", "MEMORY.md", ".tombstones/a.json"]
+        .map(PathBuf::from)
+        .to_vec();
+    let snapshot = txn
+        .snapshot(&files, &[PathBuf::from(".tombstones")])
+        .unwrap();
+    txn.write(&candidate("c", "about c", "C.\n"), &options(), None)
+        .unwrap();
+    txn.write(
+        &candidate("b", "about b", "B, changed.\n"),
+        &options(),
+        None,
+    )
+    .unwrap();
+    txn.forget("a", Some("gone".into()), NOW.parse().unwrap())
+        .unwrap();
+    txn.write_catalog().unwrap();
+    assert_ne!(tree(dir.path()), before);
+
+    txn.restore(&snapshot).unwrap();
+    let mut sink = Paths::default();
+    let committed = txn.commit(&mut sink);
+    assert_eq!(tree(dir.path()), before);
+    assert!(
+        !dir.path().join(".tombstones").exists(),
+        "a folder the change made goes too"
+    );
+    assert!(
+        committed.catalog.unwrap().is_none(),
+        "MEMORY.md is not rewritten"
+    );
+    assert!(sink.0.contains(&PathBuf::from("c.md")) && sink.0.contains(&PathBuf::from("a.md")));
+}
+
+#[test]
+fn commit_after_write_catalog_does_not_write_memory_md_again() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("a", "about a", "A.\n"), &options(), None)
+        .unwrap();
+    txn.write_catalog().unwrap();
+    fs::write(store.catalog_path(), "stands for a later write").unwrap();
+    let committed = txn.commit(&mut ());
+    assert_eq!(committed.catalog.unwrap().unwrap().listed, 1);
+    assert_eq!(catalog_text(&store), "stands for a later write");
+}

@@ -27,7 +27,7 @@ pub use candidate::{
     Candidate, CandidateJsonError, Field, InputError, candidate_from_json, check_candidate,
     json_name,
 };
-pub use plan::plan;
+pub use plan::{plan, plan_merged};
 
 /// How a write is to be judged.
 #[derive(Clone, Debug)]

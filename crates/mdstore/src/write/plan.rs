@@ -24,6 +24,19 @@ pub fn plan(
     candidate: &Candidate,
     options: &WriteOptions,
 ) -> Result<Plan, PlanError> {
+    plan_merged(store, view, candidate, options, &[])
+}
+
+/// Like [`plan`], for a record that consolidates `merged_from` (dream): it
+/// is written with that list, and a source it replaces holding the same
+/// text is not a NOOP's "already stored".
+pub fn plan_merged(
+    store: &Store,
+    view: &StoreView,
+    candidate: &Candidate,
+    options: &WriteOptions,
+    merged_from: &[String],
+) -> Result<Plan, PlanError> {
     check_candidate(candidate)?;
     let normalized = id::normalize_name(&candidate.name).map_err(|source| PlanError::Name {
         name: candidate.name.clone(),
@@ -65,7 +78,9 @@ pub fn plan(
     }
     match &old {
         Some(old) => {
-            if is_unchanged(candidate, old, &merged) {
+            if is_unchanged(candidate, old, &merged)
+                && (merged_from.is_empty() || merged_from == old.meta.merged_from)
+            {
                 plan.operation = Operation::Noop {
                     existing: old.id.clone(),
                 };
@@ -77,13 +92,24 @@ pub fn plan(
             }
         }
         None => {
-            if let Some(twin) = same_content_elsewhere(store, view, &merged) {
+            if let Some(twin) = same_content_elsewhere(store, view, &merged).filter(|twin| {
+                !merged_from
+                    .iter()
+                    .any(|m| id::id_key(m) == id::id_key(twin))
+            }) {
                 plan.operation = Operation::Noop { existing: twin };
                 return Ok(plan);
             }
         }
     }
-    let new_text = render(&plan.id, candidate, old.as_ref(), &merged, options);
+    let new_text = render(
+        &plan.id,
+        candidate,
+        old.as_ref(),
+        &merged,
+        options,
+        merged_from,
+    );
     if new_text.len() as u64 > crate::store::MAX_RECORD_BYTES {
         return Err(PlanError::TooLarge(new_text.len()));
     }
@@ -345,6 +371,7 @@ fn render(
     old: Option<&Record>,
     merged: &Merged,
     options: &WriteOptions,
+    merged_from: &[String],
 ) -> String {
     let mut fm = old.and_then(|r| r.frontmatter.clone()).unwrap_or_default();
     let leaf = id.rsplit('/').next().unwrap_or(id);
@@ -364,6 +391,9 @@ fn render(
     }
     if !candidate.tags.is_empty() {
         fm.set("tags", FieldValue::List(candidate.tags.clone()));
+    }
+    if !merged_from.is_empty() {
+        fm.set("merged_from", FieldValue::List(merged_from.to_vec()));
     }
     if merged.body.ends_with('\n') {
         frontmatter::render(&fm, &merged.body)

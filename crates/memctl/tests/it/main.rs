@@ -28,6 +28,7 @@ mod concurrency;
 mod corpus;
 mod corpus_search;
 mod crash;
+mod dream;
 mod edit;
 mod env;
 mod forget;

@@ -1,0 +1,333 @@
+//! The text gathering compares. Facts (body lines) are normalised as
+//! DREAM-API says (case, whitespace, list markers, emphasis); terms are the
+//! search index's own (`mdindex::text`: NFKC, English stems, CJK bigrams),
+//! with value tokens marked: numbers, versions, dates, paths, identifiers
+//! and names (a capitalised word inside a sentence, a word in backticks).
+//! Masking values makes "Node 18" and "Node 22" the same sentence, which
+//! is what a correction is.
+
+use std::ops::Range;
+
+use mdindex::text::{Segment, index_text, is_cjk, normalize, segments};
+
+use crate::records::DreamRecord;
+
+/// A record's description and body, the text every gatherer compares.
+pub(crate) fn record_text(record: &DreamRecord) -> String {
+    let meta = &record.record.meta;
+    format!(
+        "{}\n{}",
+        meta.description.as_deref().unwrap_or(""),
+        record.record.body
+    )
+}
+
+/// One body line as a fact: NFKC, trimmed, case-folded, whitespace
+/// collapsed, without heading, quote and list markers, checkboxes or
+/// emphasis. Empty when the line holds no text.
+pub fn normalise_fact(line: &str) -> String {
+    let text = normalize(line);
+    let mut rest = text.trim();
+    loop {
+        let before = rest;
+        rest = rest.trim_start_matches(['#', '>']).trim_start();
+        for marker in ["- ", "* ", "+ ", "[ ] ", "[x] ", "[X] "] {
+            rest = rest.strip_prefix(marker).unwrap_or(rest).trim_start();
+        }
+        rest = strip_number_marker(rest);
+        if rest == before {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(rest.len());
+    for word in rest.split_whitespace() {
+        let word: String = word.chars().filter(|c| !matches!(c, '*' | '`')).collect();
+        let word = word.trim_matches('_').replace("~~", "");
+        if word.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+/// `1. text` or `1) text` → `text`.
+fn strip_number_marker(line: &str) -> &str {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return line;
+    }
+    let rest = &line[digits..];
+    match rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+        Some(rest) => rest.trim_start(),
+        None => line,
+    }
+}
+
+/// The facts of a body, in order, empty lines left out.
+pub(crate) fn facts(body: &str) -> impl Iterator<Item = String> + '_ {
+    body.lines().map(normalise_fact).filter(|f| !f.is_empty())
+}
+
+/// The exact-duplicate key: the normalised description and facts. `None`
+/// for a record with no text at all.
+pub(crate) fn exact_key(record: &DreamRecord) -> Option<String> {
+    let meta = &record.record.meta;
+    let mut key = normalise_fact(meta.description.as_deref().unwrap_or(""));
+    let mut any = !key.is_empty();
+    for fact in facts(&record.record.body) {
+        key.push('\n');
+        key.push_str(&fact);
+        any = true;
+    }
+    any.then_some(key)
+}
+
+/// One index term of a record's text, with where it is in the (NFKC)
+/// text and, for a value, which value it belongs to.
+#[derive(Clone, Debug)]
+pub(crate) struct Term {
+    pub(crate) term: String,
+    pub(crate) span: Range<usize>,
+    /// The value chunk (a run of text without spaces or CJK) this term is
+    /// part of, when that chunk is a value.
+    pub(crate) value: Option<usize>,
+}
+
+/// A text's terms, and the text they point into.
+pub(crate) struct Terms {
+    pub(crate) text: String,
+    pub(crate) terms: Vec<Term>,
+}
+
+impl Terms {
+    pub(crate) fn of(text: &str) -> Terms {
+        let text = normalize(text).into_owned();
+        let chunks = value_chunks(&text);
+        let mut terms = Vec::new();
+        let mut chunk = 0;
+        for (range, kind) in segments(&text) {
+            match kind {
+                Segment::Word => {
+                    while chunk < chunks.len() && chunks[chunk].0.end <= range.start {
+                        chunk += 1;
+                    }
+                    let value = chunks
+                        .get(chunk)
+                        .filter(|(c, is_value)| *is_value && c.start <= range.start)
+                        .map(|_| chunk);
+                    let term = index_text(&text[range.clone()]);
+                    terms.push(Term {
+                        term,
+                        span: range,
+                        value,
+                    });
+                }
+                Segment::Cjk => push_bigrams(&text, range, &mut terms),
+            }
+        }
+        Terms { text, terms }
+    }
+
+    /// The terms with every value replaced by one mark per value chunk: the
+    /// sentence the values sit in.
+    pub(crate) fn masked(&self) -> Vec<&str> {
+        let mut out = Vec::with_capacity(self.terms.len());
+        let mut last_value = None;
+        for term in &self.terms {
+            match term.value {
+                Some(chunk) if last_value == Some(chunk) => {}
+                Some(chunk) => {
+                    out.push(VALUE_MARK);
+                    last_value = Some(chunk);
+                }
+                None => {
+                    out.push(term.term.as_str());
+                    last_value = None;
+                }
+            }
+        }
+        out
+    }
+
+    /// The values, as written, in order.
+    pub(crate) fn values(&self) -> Vec<&str> {
+        let mut out: Vec<(usize, Range<usize>)> = Vec::new();
+        for term in &self.terms {
+            let Some(chunk) = term.value else { continue };
+            match out.last_mut() {
+                Some((last, span)) if *last == chunk => span.end = term.span.end,
+                _ => out.push((chunk, term.span.clone())),
+            }
+        }
+        out.into_iter().map(|(_, span)| &self.text[span]).collect()
+    }
+}
+
+/// What a masked value looks like among the terms (no term holds a space).
+pub(crate) const VALUE_MARK: &str = "# #";
+
+fn push_bigrams(text: &str, range: Range<usize>, terms: &mut Vec<Term>) {
+    let run = &text[range.clone()];
+    let starts: Vec<usize> = run
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([run.len()])
+        .collect();
+    if starts.len() == 2 {
+        terms.push(Term {
+            term: run.to_string(),
+            span: range,
+            value: None,
+        });
+        return;
+    }
+    for pair in starts.windows(3) {
+        let span = range.start + pair[0]..range.start + pair[2];
+        terms.push(Term {
+            term: text[span.clone()].to_string(),
+            span,
+            value: None,
+        });
+    }
+}
+
+/// The runs of text between spaces and CJK characters, and whether each is
+/// a value: it holds a digit, a path or identifier separator inside it, is
+/// in backticks, or is a name (upper case inside the word, or a capital
+/// that does not start a sentence).
+fn value_chunks(text: &str) -> Vec<(Range<usize>, bool)> {
+    let mut chunks = Vec::new();
+    let mut sentence_start = true;
+    let mut start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        let breaks = c.is_whitespace() || is_cjk(c);
+        match (start, breaks) {
+            (None, false) => start = Some(i),
+            (Some(s), true) => {
+                let chunk = &text[s..i];
+                chunks.push((s..i, is_value(chunk, sentence_start)));
+                // A bullet or a dash between words does not end a sentence.
+                if chunk.chars().any(char::is_alphanumeric) {
+                    sentence_start = chunk.ends_with(['.', '!', '?', ':', ';']);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+        if c == '\n' || matches!(c, '。' | '！' | '？') {
+            sentence_start = true;
+        }
+    }
+    chunks
+}
+
+fn is_value(chunk: &str, sentence_start: bool) -> bool {
+    if chunk.starts_with('`') {
+        return true;
+    }
+    let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
+    if core.chars().any(|c| c.is_ascii_digit())
+        || core.contains(['/', '\\', '.', '@', ':', '_', '='])
+    {
+        return true;
+    }
+    let mut chars = core.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let rest: Vec<char> = chars.collect();
+    if rest.is_empty() {
+        return false;
+    }
+    rest.iter().any(|c| c.is_uppercase()) || (first.is_uppercase() && !sentence_start)
+}
+
+/// What near-duplicates and corrections need of each record, computed once.
+pub(crate) struct Prepared {
+    /// A hash of the masked terms: records with the same one differ at most
+    /// in their values.
+    pub(crate) masked_key: u64,
+    /// Terms that are not values.
+    pub(crate) words: usize,
+    /// Whether the record has any value.
+    pub(crate) has_values: bool,
+    /// The MinHash signature of the masked shingles.
+    pub(crate) signature: Vec<u32>,
+}
+
+/// [`Prepared`] for every record, spread over the machine's cores.
+pub(crate) fn prepare_all(records: &[DreamRecord]) -> Vec<Prepared> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = records.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = records
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(prepare).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+fn prepare(record: &DreamRecord) -> Prepared {
+    let terms = Terms::of(&record_text(record));
+    let masked = terms.masked();
+    let words = masked.iter().filter(|t| **t != VALUE_MARK).count();
+    let hashes: Vec<u64> = masked.iter().map(|t| hash_term(t)).collect();
+    let masked_key = hashes
+        .iter()
+        .fold(0x9e37_79b9_7f4a_7c15, |acc, h| mix(acc ^ h));
+    Prepared {
+        masked_key,
+        words,
+        has_values: words < masked.len(),
+        signature: crate::gather::near::signature(&shingles(&hashes)),
+    }
+}
+
+/// The shingles near-duplicates compare: adjacent pairs of term hashes (a
+/// text of one term is that term).
+pub(crate) fn shingles(hashes: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = if hashes.len() < 2 {
+        hashes.to_vec()
+    } else {
+        hashes
+            .windows(2)
+            .map(|w| mix(w[0].rotate_left(17) ^ w[1]))
+            .collect()
+    };
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The shingles of a record's text (for checking a candidate pair exactly).
+pub(crate) fn record_shingles(terms: &Terms) -> Vec<u64> {
+    let hashes: Vec<u64> = terms.masked().iter().map(|t| hash_term(t)).collect();
+    shingles(&hashes)
+}
+
+/// FNV-1a: stable across runs and platforms, so plans are reproducible.
+pub(crate) fn hash_term(term: &str) -> u64 {
+    term.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The splitmix64 finaliser: spreads every input bit over the output.
+pub(crate) fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,5 @@
+//! mddream's integration tests: each gatherer on records written for the
+//! purpose, in a real store folder, with the expected plan as a snapshot.
+
+mod gather;
+mod support;
