@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-#[path = "../../crates/mddream/tests/fuzz_replay/checks.rs"]
+#[path = "../../crates/mddream/tests/it/fuzz_checks.rs"]
 mod checks;
 
 type Fixture = (Vec<tempfile::TempDir>, Vec<mddream::records::DreamRecord>);

@@ -1,5 +1,7 @@
 //! mddream's integration tests: each gatherer on records written for the
 //! purpose, in a real store folder, with the expected plan as a snapshot.
 
+mod fuzz_checks;
+mod fuzz_replay;
 mod gather;
 mod support;

@@ -3,7 +3,7 @@
 //! and updates, with and without `--force`), `forget`, hand edits (in place
 //! and by an editor's rename), hand renames and deletions, checkouts between
 //! two branches, the index deleted or corrupted, a watcher started and
-//! killed, and a writer killed at a random moment. After every step the
+//! killed, a writer killed at a random moment, and `dream --yes`. After every step the
 //! files, `list --json`, `search --json` (every record's current text found,
 //! no stale text found) and `MEMORY.md` are compared with a small in-memory
 //! model of what the files should say. Failures shrink to a minimal sequence;
@@ -24,7 +24,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 
 use model::Model;
-use world::{BRANCHES, World, save_by_rename, token_of};
+use world::{BRANCHES, World, save_by_rename, tokens_of};
 
 /// Records live in a few slots (`r0`…`r4`), so that operations meet.
 const SLOTS: u8 = 5;
@@ -74,8 +74,10 @@ enum Op {
         slot: u8,
         delay_ms: u8,
     },
-    // DREAM: `memctl dream --yes` belongs here once branch dream-cli has
-    // landed (see docs/RELIABILITY.md); until then the sequence has no dream.
+    /// `memctl dream --yes`: the model cannot foresee which records the rules
+    /// merge or retire, so it takes the files' word, after checking that
+    /// every record dream removed left a tombstone.
+    Dream,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -93,6 +95,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::StartWatcher),
         1 => Just(Op::KillWatcher),
         2 => (slot(), 0..60u8).prop_map(|(slot, delay_ms)| Op::KilledWriter { slot, delay_ms }),
+        2 => Just(Op::Dream),
     ]
 }
 
@@ -188,6 +191,7 @@ fn apply(world: &mut World, model: &mut Model, op: &Op) {
         Op::StartWatcher => world.start_watcher(),
         Op::KillWatcher => world.watcher = None,
         Op::KilledWriter { slot, delay_ms } => killed_writer(world, model, &id(slot), *delay_ms),
+        Op::Dream => dream(world, model),
         Op::Checkout => unreachable!("run() checks out"),
     }
 }
@@ -246,27 +250,37 @@ fn killed_writer(world: &mut World, model: &mut Model, id: &str, delay_ms: u8) {
     let _ = child.kill();
     child.wait().expect("the killed writer is reaped");
     let path = world.record_path(id);
-    let landed = fs::read_to_string(&path)
-        .ok()
-        .and_then(|text| token_of(&text))
-        .is_some_and(|token| token == fact.token);
+    let landed = fs::read_to_string(&path).is_ok_and(|text| tokens_of(&text) == fact.tokens);
     if landed {
         model.records.insert(id.to_string(), fact);
     }
     // --force drops the tombstone when it writes: whether it got there is on disk.
-    let (plain, beside) = (format!("{id}.json"), format!("{id}~"));
-    let tombstoned = fs::read_dir(world.env.store().join(".tombstones"))
-        .map(|entries| {
-            entries.map_while(Result::ok).any(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                name == plain || name.starts_with(&beside)
-            })
-        })
-        .unwrap_or(false);
-    if !tombstoned {
+    if !world.has_tombstone(id) {
         model.tombstoned.remove(id);
     }
     model.maybe_regenerated();
+}
+
+fn dream(world: &World, model: &mut Model) {
+    world.env.run(&["dream", "--yes"]).assert_success();
+    let after = world.files();
+    for id in model.records.keys() {
+        if !after.contains_key(id) {
+            assert!(
+                world.has_tombstone(id),
+                "dream removed {id} without a tombstone"
+            );
+            model.tombstoned.insert(id.clone());
+        }
+    }
+    // A dream that finds nothing to do writes nothing, MEMORY.md included.
+    let changed = after != model.records;
+    model.records = after;
+    if changed {
+        model.regenerated();
+    } else {
+        model.maybe_regenerated();
+    }
 }
 
 fn check(world: &World, model: &mut Model, context: &str) {
@@ -364,26 +378,48 @@ proptest! {
 fn every_operation_once_in_a_fixed_sequence() {
     use Op::*;
     run(&[
-        Remember { slot: 0, force: false },
-        Remember { slot: 1, force: false },
+        Remember {
+            slot: 0,
+            force: false,
+        },
+        Remember {
+            slot: 1,
+            force: false,
+        },
         StartWatcher,
         EditInPlace { slot: 0 },
         EditByRename { slot: 1 },
         Checkout,
         EditInPlace { slot: 2 },
-        Remember { slot: 2, force: false },
+        Remember {
+            slot: 2,
+            force: false,
+        },
         DeleteIndex,
         Checkout,
         RenameFile { from: 1, to: 3 },
         Forget { slot: 0 },
-        Remember { slot: 0, force: false },
+        Remember {
+            slot: 0,
+            force: false,
+        },
         CorruptIndex { truncate: false },
-        KilledWriter { slot: 0, delay_ms: 5 },
+        KilledWriter {
+            slot: 0,
+            delay_ms: 5,
+        },
         KillWatcher,
         Delete { slot: 3 },
         CorruptIndex { truncate: true },
-        KilledWriter { slot: 4, delay_ms: 40 },
-        Remember { slot: 0, force: true },
+        KilledWriter {
+            slot: 4,
+            delay_ms: 40,
+        },
+        Dream,
+        Remember {
+            slot: 0,
+            force: true,
+        },
         Checkout,
     ]);
 }

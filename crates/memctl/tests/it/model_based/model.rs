@@ -3,12 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A record as the model knows it: its description, and the one token of
-/// its body that changes with every version.
+/// A record as the model knows it: its description, and the tokens of its
+/// body: one that changes with every version, or several after a dream
+/// merged records (a merge keeps its sources' facts).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {
     pub description: String,
-    pub token: String,
+    pub tokens: BTreeSet<String>,
 }
 
 /// `MEMORY.md` as the model can predict it: `id → description`.
@@ -59,7 +60,7 @@ impl Model {
     pub fn tokens(&self) -> Vec<String> {
         self.records
             .values()
-            .map(|fact| fact.token.clone())
+            .flat_map(|fact| fact.tokens.iter().cloned())
             .collect()
     }
 }

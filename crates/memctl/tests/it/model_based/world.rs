@@ -2,7 +2,7 @@
 //! is in a git repository with two branches, the real binary, a watcher that
 //! comes and goes, and what the test reads back to compare with the model.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -133,14 +133,15 @@ impl World {
         let word = words[self.next_version as usize % words.len()];
         Fact {
             description: format!("about {word} number {}", self.next_version),
-            token: format!("v{}x", self.next_version),
+            tokens: BTreeSet::from([format!("v{}x", self.next_version)]),
         }
     }
 
     /// The body a record's version carries: a word every record shares and
     /// its version's token.
     pub fn body(fact: &Fact) -> String {
-        format!("memfact {} holds", fact.token)
+        let tokens: Vec<&str> = fact.tokens.iter().map(String::as_str).collect();
+        format!("memfact {} holds", tokens.join(" "))
     }
 
     /// A record file as a person would write it.
@@ -187,12 +188,37 @@ impl World {
                 WalkItem::Skipped(skipped) => panic!("a file was skipped: {skipped:?}"),
             };
             let record = store.read_entry(&entry).expect("a record file reads");
-            let token = token_of(&record.body)
-                .unwrap_or_else(|| panic!("{} holds no token: {:?}", record.id, record.body));
+            let tokens = tokens_of(&record.body);
+            assert!(
+                !tokens.is_empty(),
+                "{} holds no token: {:?}",
+                record.id,
+                record.body
+            );
             let description = record.meta.description.clone().unwrap_or_default();
-            facts.insert(record.id, Fact { description, token });
+            facts.insert(
+                record.id,
+                Fact {
+                    description,
+                    tokens,
+                },
+            );
         }
         facts
+    }
+
+    /// Whether `.tombstones/` holds a tombstone of `id` (`id.json`, or
+    /// `id~hash.json` beside an earlier one).
+    pub fn has_tombstone(&self, id: &str) -> bool {
+        let (plain, beside) = (format!("{id}.json"), format!("{id}~"));
+        fs::read_dir(self.env.store().join(".tombstones"))
+            .map(|entries| {
+                entries.map_while(Result::ok).any(|entry| {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    name == plain || name.starts_with(&beside)
+                })
+            })
+            .unwrap_or(false)
     }
 
     /// `MEMORY.md` as `id → description`.
@@ -210,11 +236,17 @@ impl World {
     }
 }
 
-/// The version token (`v12x`) in a body.
-pub fn token_of(body: &str) -> Option<String> {
-    body.split_whitespace()
-        .find(|word| word.starts_with('v') && word.ends_with('x') && word.len() > 2)
+/// The version tokens (`v12x`) in a body.
+pub fn tokens_of(body: &str) -> BTreeSet<String> {
+    body.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| {
+            word.len() > 2
+                && word.starts_with('v')
+                && word.ends_with('x')
+                && word[1..word.len() - 1].bytes().all(|b| b.is_ascii_digit())
+        })
         .map(str::to_string)
+        .collect()
 }
 
 /// Replaces `path` as editors save: a temporary file beside it, renamed over it.

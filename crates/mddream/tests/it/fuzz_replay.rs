@@ -3,14 +3,11 @@
 //! check, so that CI runs it without a nightly toolchain.
 //! docs/RELIABILITY.md has the runs.
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod checks;
-
 use std::path::PathBuf;
 
+use super::fuzz_checks as checks;
+
 #[test]
-#[ignore = "mddream::validate is todo!() until branch dream-apply lands"]
 fn dream_validate_corpus_replays() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/dream_validate");
     let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
