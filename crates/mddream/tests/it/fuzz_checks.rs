@@ -70,16 +70,17 @@ pub fn fixture() -> (Vec<tempfile::TempDir>, Vec<DreamRecord>) {
 
 /// SPEC §7: validating any plan never panics, and a plan it accepts reads
 /// only records that exist at the revisions read, never merges across
-/// scopes, and removes at most `--max-delete-pct` of the records.
-pub fn plan_json(records: &[DreamRecord], data: &[u8]) {
+/// scopes, and removes at most `--max-delete-pct` of the records. Returns
+/// whether the plan was accepted.
+pub fn plan_json(records: &[DreamRecord], data: &[u8]) -> bool {
     let Ok(plan) = serde_json::from_slice::<Plan>(data) else {
-        return;
+        return false;
     };
     let options = ValidateOptions {
         max_delete_pct: 25.0,
     };
     if validate::validate(&plan, records, &options).is_err() {
-        return;
+        return false;
     }
     // Ids that differ only in case or compatibility form are one record.
     let key = |read: &RecordRef| (read.scope, id_key(&read.id), read.revision);
@@ -125,4 +126,5 @@ pub fn plan_json(records: &[DreamRecord], data: &[u8]) {
         removed.len(),
         records.len()
     );
+    true
 }
