@@ -52,3 +52,14 @@ fn secrets_corpus_replays() {
         fuzz_checks::secret_rules(&bytes);
     }
 }
+
+/// Found by the `frontmatter` fuzz target: YAML counts a lone `\r` as a line
+/// break, so a YAML error's line was past the end of the file.
+#[test]
+fn yaml_error_line_counted_lone_carriage_returns_as_line_breaks() {
+    let text = "---\nname: a\nrevision:\r\r\r\r\r\r 1\ndescription: d\ntags: [a, b: c\n---\nbody\n";
+    let parsed = mdstore::frontmatter::parse(text);
+    let lines: Vec<usize> = parsed.problems.iter().filter_map(|p| p.line).collect();
+    assert!(!lines.is_empty(), "{:?}", parsed.problems);
+    assert!(lines.iter().all(|&line| line <= 7), "{:?}", parsed.problems);
+}
