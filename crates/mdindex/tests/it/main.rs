@@ -13,5 +13,7 @@ mod concurrency;
 mod corpus;
 mod corruption;
 mod freshness;
+mod fuzz_checks;
+mod fuzz_replay;
 mod search;
 mod watcher;

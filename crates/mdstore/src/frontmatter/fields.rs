@@ -93,7 +93,7 @@ fn read_yaml(
             };
             let block_line = error
                 .location()
-                .map(|l| (l.line() as usize).saturating_sub(1));
+                .map(|l| newline_line(text, l.line() as usize));
             let prefix = match block_line.and_then(|line| key_at(block, key_lines, line)) {
                 Some(key) if reading.strict => format!("`{key}` holds an unexpected value"),
                 _ if reading.strict => "unexpected value".to_string(),
@@ -128,6 +128,28 @@ fn apply_values(
     {
         reading.apply("type", value, line);
     }
+}
+
+/// The 0-based line, lines ending at `\n`, of YAML's 1-based line
+/// `yaml_line` in `text`: YAML also ends a line at a lone `\r`, which
+/// editors and every other memctl line number do not count.
+fn newline_line(text: &str, yaml_line: usize) -> usize {
+    let bytes = text.as_bytes();
+    let (mut yaml, mut line) = (1, 0);
+    for (i, &byte) in bytes.iter().enumerate() {
+        if yaml >= yaml_line {
+            break;
+        }
+        match byte {
+            b'\n' => {
+                yaml += 1;
+                line += 1;
+            }
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => yaml += 1,
+            _ => {}
+        }
+    }
+    line
 }
 
 /// The key of the entry that holds a (0-based) line of the block.

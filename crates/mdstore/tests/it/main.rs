@@ -6,6 +6,8 @@
 
 mod corpus;
 mod frontmatter_props;
+mod fuzz_checks;
+mod fuzz_replay;
 mod labelled_secrets;
 mod messages;
 mod secrets;
