@@ -18,6 +18,10 @@ pub struct StoreView {
     /// Tombstone files that could not be read: path and reason.
     pub tombstone_problems: Vec<(PathBuf, String)>,
     by_key: HashMap<String, usize>,
+    /// `id_key` of each summary, by position: a removal must not fold every
+    /// id again (NFKC and case folding of 100,000 ids for each record a
+    /// dream retires).
+    keys: Vec<String>,
 }
 
 impl StoreView {
@@ -84,9 +88,11 @@ impl StoreView {
         // On a case-sensitive file system two files can differ only in case;
         // the first (in path order) is the one memctl addresses, and `check`
         // reports the pair.
+        let key = id_key(&summary.id);
         self.by_key
-            .entry(id_key(&summary.id))
+            .entry(key.clone())
             .or_insert(self.summaries.len());
+        self.keys.push(key);
         self.summaries.push(summary);
     }
 
@@ -110,13 +116,21 @@ impl StoreView {
 
     /// Drops the summary of a record just removed.
     pub fn remove(&mut self, id: &str) {
-        if let Some(i) = self.by_key.remove(&id_key(id)) {
-            self.summaries.remove(i);
-            self.by_key = HashMap::new();
-            let summaries = std::mem::take(&mut self.summaries);
-            for summary in summaries {
-                self.push(summary);
+        let key = id_key(id);
+        let Some(i) = self.by_key.remove(&key) else {
+            return;
+        };
+        self.summaries.remove(i);
+        self.keys.remove(i);
+        for index in self.by_key.values_mut() {
+            if *index > i {
+                *index -= 1;
             }
+        }
+        // Another file with the same key (`A.md` beside `a.md`) is now the
+        // one that id addresses.
+        if let Some(next) = self.keys.iter().position(|k| *k == key) {
+            self.by_key.insert(key, next);
         }
     }
 
@@ -131,5 +145,41 @@ impl StoreView {
             groups.into_values().filter(|g| g.len() > 1).collect();
         collisions.sort_by(|a, b| a[0].id.cmp(&b[0].id));
         collisions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Meta;
+
+    fn view_of(ids: &[&str]) -> StoreView {
+        let mut view = StoreView::default();
+        for id in ids {
+            view.push(Summary {
+                id: (*id).to_string(),
+                rel_path: PathBuf::from(format!("{id}.md")),
+                meta: Meta::default(),
+            });
+        }
+        view
+    }
+
+    #[test]
+    fn removal_keeps_every_later_record_findable() {
+        let mut view = view_of(&["a", "b", "c", "d"]);
+        view.remove("b");
+        for id in ["a", "c", "d"] {
+            assert_eq!(view.find(id).map(|s| s.id.as_str()), Some(id));
+        }
+        assert!(view.find("b").is_none());
+    }
+
+    #[test]
+    fn removal_of_one_of_two_colliding_ids_leaves_the_other_addressable() {
+        let mut view = view_of(&["Deploy", "deploy", "z"]);
+        view.remove("Deploy");
+        assert_eq!(view.find("DEPLOY").map(|s| s.id.as_str()), Some("deploy"));
+        assert_eq!(view.find("z").map(|s| s.id.as_str()), Some("z"));
     }
 }
