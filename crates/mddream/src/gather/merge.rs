@@ -52,7 +52,14 @@ pub(crate) fn unmergeable(record: &DreamRecord) -> Option<String> {
             "holds text memctl would not write ({refused}); fix it by hand first"
         ));
     }
-    find_secrets(&record_text(record)).first().map(|found| {
+    // Tags and the name are written into the merged record too.
+    let written = format!(
+        "{}\n{}\n{}",
+        merged_name(&record.record),
+        record_text(record),
+        meta.tags.join("\n")
+    );
+    find_secrets(&written).first().map(|found| {
         format!(
             "holds what looks like a secret (rule {}); fix it by hand first",
             found.rule

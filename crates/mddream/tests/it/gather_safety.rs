@@ -222,3 +222,30 @@ fn ids_differing_only_in_case_are_not_read() {
     assert_eq!(loaded.broken.len(), 3, "{:?}", loaded.broken);
     assert!(loaded.broken[0].reason.contains("differ only in case"));
 }
+
+/// Duplicates whose secret sat in a tag (not the text) were proposed as a
+/// merge; the write guard refused its tag at apply time, so the expired
+/// retire beside it was never applied either (exit 2).
+#[test]
+fn secret_in_a_tag_of_duplicates_is_not_merged() {
+    let secret = format!("AKIA{}", "IOSFODNN7EXAMPLE");
+    let tagged = |name: &str, updated: &str| {
+        record(name, "project", "user", updated, "plain", "Plain fact.\n").replacen(
+            "---\n",
+            &format!("---\ntags: [{secret}]\n"),
+            1,
+        )
+    };
+    let plan = plan_of(&[
+        ("k2.md", tagged("k2", "2026-01-10T00:00:00Z")),
+        ("k3.md", tagged("k3", "2026-02-10T00:00:00Z")),
+    ]);
+    for op in &plan.operations {
+        if let mddream::plan::Operation::Merge { into, .. } = op {
+            assert!(
+                !into.tags.contains(&secret),
+                "merged a secret tag: {plan:?}"
+            );
+        }
+    }
+}
