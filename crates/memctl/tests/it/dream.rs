@@ -341,7 +341,10 @@ fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
         "---\nname: weird\ndescription: about \u{1b}[2J weird\ntype: project\nsource: inferred\n---\nbody \u{1b}]0;title\u{7}\n",
     );
     let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
-    run.assert_success();
+    // A reason may not hold a control character (SPEC §7): the rejected
+    // plan is still shown, escaped.
+    run.assert_code(2);
+    assert!(run.stderr.contains("invalid reason"), "{}", run.render());
     let shown = run.all_output();
     assert!(
         !shown.contains('\u{1b}') && !shown.contains('\u{9b}') && !shown.contains('\u{7}'),
