@@ -2,8 +2,10 @@
 //! scope it belongs to; files that are not readable records are reported
 //! and left alone.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
+use mdstore::id::id_key;
 use mdstore::store::{Skipped, WalkItem};
 use mdstore::{Record, Severity, Store};
 
@@ -75,10 +77,39 @@ pub fn load(store: &Store, scope: Scope) -> Loaded {
             Err(skipped) => loaded.broken.push(broken(scope, skipped)),
         }
     }
+    set_aside_id_collisions(&mut loaded, scope);
     loaded
         .records
         .sort_by(|a, b| (a.scope, &a.record.id).cmp(&(b.scope, &b.record.id)));
     loaded
+}
+
+/// Files whose ids differ only in case or compatibility form (`Foo`, `foo`,
+/// `ｆｏｏ`) are one record to the name rules: a plan could not name one of
+/// them without the others, so none is read (as `check` reports them).
+fn set_aside_id_collisions(loaded: &mut Loaded, scope: Scope) {
+    let mut ids_of_key: HashMap<String, Vec<String>> = HashMap::new();
+    for r in &loaded.records {
+        ids_of_key
+            .entry(id_key(&r.record.id))
+            .or_default()
+            .push(r.record.id.clone());
+    }
+    let (colliding, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut loaded.records)
+        .into_iter()
+        .partition(|r| ids_of_key[&id_key(&r.record.id)].len() > 1);
+    loaded.records = kept;
+    for r in colliding {
+        let ids = &ids_of_key[&id_key(&r.record.id)];
+        loaded.broken.push(Broken {
+            scope,
+            rel_path: r.record.rel_path.clone(),
+            reason: format!(
+                "ids {} differ only in case or Unicode normalisation, so they are one record: rename all but one by hand",
+                ids.join(", ")
+            ),
+        });
+    }
 }
 
 fn broken(scope: Scope, skipped: Skipped) -> Broken {

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use mdstore::guard::secrets::find_secrets;
+use mdstore::write::{Candidate, check_candidate};
 
 use crate::gather::changed_at;
 use crate::gather::terms::record_text;
@@ -31,12 +32,48 @@ pub(crate) fn unmergeable(record: &DreamRecord) -> Option<String> {
     if record.record.meta.record_type.is_none() {
         return Some("has no type, so a merged record could not be given one".to_string());
     }
-    find_secrets(&record_text(record)).first().map(|found| {
+    // A hand-made file may carry a name memctl would refuse to write (a
+    // Cyrillic look-alike); merged under it, the whole plan would be rejected.
+    if let Err(refused) = mdstore::id::normalize_name(&merged_name(&record.record)) {
+        return Some(format!(
+            "has a name memctl would not write ({refused}); rename it by hand first"
+        ));
+    }
+    // Likewise a hand-written control character (a terminal escape).
+    let meta = &record.record.meta;
+    let fields = Candidate {
+        description: meta.description.clone(),
+        body: Some(record.record.body.clone()),
+        tags: meta.tags.clone(),
+        ..Candidate::default()
+    };
+    if let Err(refused) = check_candidate(&fields) {
+        return Some(format!(
+            "holds text memctl would not write ({refused}); fix it by hand first"
+        ));
+    }
+    // Tags and the name are written into the merged record too.
+    let written = format!(
+        "{}\n{}\n{}",
+        merged_name(&record.record),
+        record_text(record),
+        meta.tags.join("\n")
+    );
+    find_secrets(&written).first().map(|found| {
         format!(
             "holds what looks like a secret (rule {}); fix it by hand first",
             found.rule
         )
     })
+}
+
+/// The name a merge kept under `record` is written with.
+fn merged_name(record: &mdstore::Record) -> String {
+    record
+        .meta
+        .name
+        .clone()
+        .unwrap_or_else(|| record.id.clone())
 }
 
 /// A merge of `members` (same scope, type and source), read at their
@@ -64,7 +101,7 @@ pub(crate) fn merge(
         reason,
         reads,
         into: NewRecord {
-            name: kept.meta.name.clone().unwrap_or_else(|| kept.id.clone()),
+            name: merged_name(kept),
             record_type: kept
                 .meta
                 .record_type

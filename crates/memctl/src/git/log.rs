@@ -26,6 +26,15 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> 
             .into());
     };
     let store = &scoped.store;
+    // A `../` id would show the history of files outside the store.
+    if let Err(refused) = mdstore::id::record_path(store.root(), &args.id) {
+        return Err(Failure::bad_input(format!(
+            "ID {}: {refused}",
+            mdstore::escape::for_message(&args.id, 40)
+        ))
+        .with_hint("`memctl list` shows the ids of the records")
+        .into());
+    }
     let Some(_repo) = Repo::find(store.root())? else {
         return Err(Failure::bad_input(format!(
             "the {} store {} is not in a git repository, so it has no history to show",

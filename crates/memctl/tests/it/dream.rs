@@ -327,7 +327,7 @@ fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
     // A reason holding a control character is rejected (exit 2), and the
     // rejected plan is still shown, escaped.
     let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
-    assert_eq!(run.code, 2, "{}", run.render());
+    run.assert_code(2);
     assert!(run.stderr.contains("invalid reason"), "{}", run.render());
     let shown = run.all_output();
     assert!(

@@ -491,6 +491,28 @@ fn log_hides_a_secret_from_an_old_revision() {
     assert!(log.stdout.contains("+The key is in the vault."));
 }
 
+/// `memctl log ../notes` showed the history, diffs included, of a file of
+/// the project outside the store; an empty id read the history of `.md`.
+#[test]
+fn log_of_a_dotdot_id_does_not_show_files_outside_the_store() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let a = clones.dir("a");
+    fs::write(a.join("notes.md"), "private project notes\n").unwrap();
+    git(env, &a, &["add", "notes.md"]);
+    git(
+        env,
+        &a,
+        &["commit", "--quiet", "--message", "private notes"],
+    );
+    for id in ["../notes", "", "/etc/passwd"] {
+        let log = memctl(env, &a, &["log", "--", id]);
+        log.assert_code(2);
+        assert!(!log.all_output().contains("private"), "{}", log.render());
+        assert!(log.stderr.contains("ID "), "{}", log.render());
+    }
+}
+
 /// Issue 9: outside git, `log` says so plainly (exit 2).
 #[test]
 fn log_outside_git_says_there_is_no_history() {
