@@ -3,9 +3,10 @@
 //! reads a prompt on standard input and answers on standard output. The
 //! command line is split like a shell's words but run without a shell, so
 //! nothing in it is expanded twice. It gets a timeout and a cap on its
-//! answer; standard error passes through to the user.
+//! answer; its standard error reaches the user line by line with control
+//! characters escaped, so a runner cannot drive the user's terminal.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::thread;
 use std::time::Duration;
@@ -61,7 +62,7 @@ pub fn run(command_line: &str, input: &[u8], timeout: Duration) -> Result<String
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|source| ModelCmdError::Spawn {
             program: program.clone(),
@@ -83,12 +84,22 @@ pub fn run(command_line: &str, input: &[u8], timeout: Duration) -> Result<String
             .read_to_end(&mut answer)
             .map(|_| answer)
     });
+    let (relayed, relay_done) = std::sync::mpsc::channel::<()>();
+    if let Some(stderr) = child.stderr.take() {
+        thread::spawn(move || {
+            relay_escaped(stderr);
+            let _ = relayed.send(());
+        });
+    }
     let Some(status) = child.wait_timeout(timeout)? else {
         let _ = child.kill();
         let _ = child.wait();
         return Err(ModelCmdError::Timeout(timeout.as_secs()));
     };
     let _ = writer.join();
+    // The runner's last words come before ours; a daemon it started may
+    // hold its standard error open, so wait for them only briefly.
+    let _ = relay_done.recv_timeout(Duration::from_secs(1));
     let answer = reader
         .join()
         .map_err(|_| ModelCmdError::Failed("reading its answer failed".into()))??;
@@ -99,6 +110,17 @@ pub fn run(command_line: &str, input: &[u8], timeout: Duration) -> Result<String
         return Err(ModelCmdError::TooLarge);
     }
     String::from_utf8(answer).map_err(|_| ModelCmdError::NotUtf8)
+}
+
+/// Copies the runner's standard error to ours, a line at a time, with
+/// control characters escaped (`\x1b`), as memctl shows any outside text.
+fn relay_escaped(stderr: impl Read) {
+    let mut ours = std::io::stderr();
+    for line in BufReader::new(stderr).split(b'\n') {
+        let Ok(line) = line else { return };
+        let text = String::from_utf8_lossy(&line);
+        let _ = writeln!(ours, "{}", mdstore::escape::escape_controls(&text));
+    }
 }
 
 fn missing_pipe() -> ModelCmdError {
@@ -134,6 +156,17 @@ mod tests {
             err.to_string().contains("no-such-model-runner-xyz"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn runner_stderr_with_terminal_escapes_does_not_block_or_fail_the_run() {
+        let answer = run(
+            "sh -c 'printf \"\\033]0;x\\007 note\\n\" >&2; printf ok'",
+            b"",
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(answer, "ok");
     }
 
     #[test]

@@ -485,3 +485,19 @@ fn broken_files_are_reported_and_left_alone_byte_for_byte() {
         run.render()
     );
 }
+
+/// A model runner's own standard error reached the terminal raw, so a
+/// runner could retitle or clear the user's terminal.
+#[test]
+fn model_runner_stderr_escapes_reach_the_user_escaped() {
+    let env = model_env();
+    let runner = r#"sh -c 'printf "\033]0;owned\007 runner says hi\n" >&2; exit 3'"#;
+    let run = env.run(&["dream", "--dry-run", "--llm-cmd", runner]);
+    run.assert_code(5);
+    assert!(
+        !run.stderr.contains('\u{1b}') && !run.stderr.contains('\u{7}'),
+        "{}",
+        run.render()
+    );
+    assert!(run.stderr.contains("\\x1b]0;owned"), "{}", run.render());
+}
