@@ -137,7 +137,13 @@ pub(super) fn removal_limit(plan: &Plan, records: usize, pct: f64) -> Result<(),
 
 /// How many records a plan may remove from `records`.
 pub fn max_removals(records: usize, pct: f64) -> usize {
+    // `--max-delete-pct 0` means nothing removed; NaN is refused earlier
+    // and counts as 0 here.
+    if pct.is_nan() || pct <= 0.0 {
+        return 0;
+    }
     let share = (pct.clamp(0.0, 100.0) / 100.0 * records as f64).floor();
-    // A float in [0, records] converts exactly enough; NaN becomes 0.
+    // A float in [0, records] converts exactly enough. At least one, so
+    // that a small store can lose its one duplicate at the default 25%.
     (share as usize).max(1)
 }

@@ -525,10 +525,17 @@ fn merge_sources_count_toward_the_removal_limit() {
 }
 
 #[test]
-fn one_removal_is_always_allowed() {
+fn one_removal_is_allowed_unless_the_limit_is_zero() {
     assert_eq!(super::max_removals(3, 25.0), 1);
     assert_eq!(super::max_removals(10, 25.0), 2);
-    assert_eq!(super::max_removals(10, f64::NAN), 1);
+    assert_eq!(super::max_removals(10, 0.5), 1);
+}
+
+/// `--max-delete-pct 0` still let one record be retired.
+#[test]
+fn max_delete_pct_zero_removes_nothing() {
+    assert_eq!(super::max_removals(10, 0.0), 0);
+    assert_eq!(super::max_removals(10, f64::NAN), 0);
 }
 
 #[test]
