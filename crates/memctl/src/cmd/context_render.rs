@@ -147,36 +147,37 @@ pub fn json(context: &Context) -> anyhow::Result<String> {
 /// `context` cut to `budget` characters as `measure` counts them: the
 /// records that do not fit are left out whole (a later, shorter one may
 /// still fit), and so are catalogue lines, with one line saying how many
-/// were left out.
+/// were left out; a catalogue of which not even that line fits is left out.
 pub fn fit(mut context: Context, budget: usize, measure: &dyn Fn(&Context) -> usize) -> Context {
     let records = std::mem::take(&mut context.records);
     let catalogues = std::mem::take(&mut context.catalogues);
     for catalogue in catalogues {
-        let mut kept = Catalogue {
-            scope: catalogue.scope,
-            text: String::new(),
-        };
         let lines: Vec<&str> = catalogue.text.lines().collect();
-        for (at, line) in lines.iter().enumerate() {
-            let mut candidate = kept.text.clone() + line + "\n";
-            let left = lines.len() - at - 1;
-            if left > 0 {
-                candidate += &omitted(left);
-            }
-            context.catalogues.push(Catalogue {
-                scope: kept.scope,
-                text: candidate,
-            });
-            let fits = measure(&context) <= budget;
+        let cut = |kept: usize| Catalogue {
+            scope: catalogue.scope,
+            text: cut_catalogue(&lines, kept),
+        };
+        // The output grows with the lines kept, so the most that fit is
+        // found by halving: measuring line by line is quadratic in a long
+        // MEMORY.md.
+        let fits = |context: &mut Context, kept: usize| {
+            context.catalogues.push(cut(kept));
+            let fits = measure(context) <= budget;
             context.catalogues.pop();
-            if !fits {
-                kept.text += &omitted(lines.len() - at);
-                break;
+            fits
+        };
+        let (mut low, mut high) = (0, lines.len());
+        while low < high {
+            let mid = low + (high - low).div_ceil(2);
+            if fits(&mut context, mid) {
+                low = mid;
+            } else {
+                high = mid - 1;
             }
-            kept.text += line;
-            kept.text += "\n";
         }
-        context.catalogues.push(kept);
+        if fits(&mut context, low) {
+            context.catalogues.push(cut(low));
+        }
     }
     for record in records {
         context.records.push(record);
@@ -185,6 +186,19 @@ pub fn fit(mut context: Context, budget: usize, measure: &dyn Fn(&Context) -> us
         }
     }
     context
+}
+
+/// The first `kept` lines, then a line saying how many were left out.
+fn cut_catalogue(lines: &[&str], kept: usize) -> String {
+    let mut text = String::new();
+    for line in &lines[..kept] {
+        text += line;
+        text += "\n";
+    }
+    if kept < lines.len() {
+        text += &omitted(lines.len() - kept);
+    }
+    text
 }
 
 fn omitted(lines: usize) -> String {

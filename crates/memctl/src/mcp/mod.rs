@@ -177,6 +177,9 @@ impl ServerHandler for MemoryServer {
             .unwrap_or_default();
         // As `show` prints a file: lines kept, no raw terminal escape.
         let text = ui::shown_file(&String::from_utf8_lossy(&bytes)).into_owned();
+        // The agent's model is not the user's terminal: a hand-written
+        // line holding a secret is not sent to it.
+        let text = crate::cli::hide_secrets(&text, &[]);
         let contents = ResourceContents::text(text, request.uri).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
@@ -196,7 +199,10 @@ fn call(global: &GlobalArgs, name: &str, arguments: Option<Map<String, Value>>) 
     }))
     .unwrap_or_else(|_| Err(ToolError::new(format!("internal error in the {name} tool"))));
     let (value, is_error) = match answer {
-        Ok(answer) => answer,
+        Ok((mut value, is_error)) => {
+            hide_secret_values(&mut value);
+            (value, is_error)
+        }
         Err(e) => (json!({"error": e.message, "hint": e.hint}), true),
     };
     let text = serde_json::to_string_pretty(&value).unwrap_or_else(|e| e.to_string());
@@ -238,6 +244,22 @@ fn dispatch(
         "list" => read::list(global, &args).and_then(ok),
         "remember" => write::remember(global, &args),
         _ => write::forget(global, &args),
+    }
+}
+
+/// Every text in an answer that holds a secret (a hand-written record's
+/// description, body or snippet) replaced by a note naming the rule, as
+/// `context` hides such a record: the answer goes to a model.
+fn hide_secret_values(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Some(note) = mdstore::guard::secrets::secret_note(text) {
+                *text = note;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(hide_secret_values),
+        Value::Object(map) => map.values_mut().for_each(hide_secret_values),
+        _ => {}
     }
 }
 

@@ -407,3 +407,29 @@ fn a_record_holding_a_secret_is_never_handed_to_an_agent() {
         assert!(run.stdout.contains("secret"), "{}", run.render());
     }
 }
+
+#[test]
+fn a_budget_smaller_than_the_policy_prints_nothing() {
+    let env = project();
+    env.write_store_file("MEMORY.md", "# Memory\n- [a](a.md) — a\n- [b](b.md) — b\n");
+    for budget in ["0", "1"] {
+        let run = context(&env, &["--session-start", "--budget", budget]);
+        run.assert_success();
+        assert_eq!(run.stdout, "", "--budget {budget}");
+    }
+}
+
+#[test]
+fn a_long_memory_md_with_a_huge_budget_is_not_quadratic() {
+    let env = project();
+    let text: String = (0..30_000)
+        .map(|n| format!("- [i{n}](i{n}.md) — d\n"))
+        .collect();
+    env.write_store_file("MEMORY.md", &text);
+    let started = std::time::Instant::now();
+    let run = context(&env, &["--session-start", "--budget", "4000000000"]);
+    run.assert_success();
+    assert!(run.stdout.contains("- [i29999](i29999.md) — d\n"));
+    // Line by line this took minutes; halving takes well under a second.
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+}

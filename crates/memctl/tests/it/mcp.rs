@@ -460,3 +460,49 @@ fn mcp_agent_cannot_overwrite_what_the_user_stated() {
     assert_eq!(before, after);
     assert!(session.close().success());
 }
+
+#[test]
+fn mcp_answers_never_send_a_hand_written_secret_to_the_agent() {
+    let env = TestEnv::new();
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let key = "AKIAIOSFODNN7EXAMPLF";
+    std::fs::write(
+        env.store().join("staging.md"),
+        format!("---\nname: staging\ntype: reference\ndescription: staging token {token}\n---\nThe staging key is {key}.\n"),
+    )
+    .expect("a hand-written record");
+    std::fs::write(
+        env.store().join("MEMORY.md"),
+        format!("# Memory\n- [Staging](staging.md) — token {token}\n"),
+    )
+    .expect("a hand-made MEMORY.md");
+    let mut session = RawSession::start(&env);
+    for (n, (tool, arguments)) in [
+        ("show", json!({"id": "staging"})),
+        ("list", json!({})),
+        ("search", json!({"query": "staging key"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (text, is_error) = session.call(n as u64 + 5, tool, arguments);
+        assert!(!is_error, "{tool}: {text}");
+        assert!(text.contains("staging"), "{tool}: {text}");
+        assert!(
+            !text.contains(token) && !text.contains(key),
+            "{tool}: {text}"
+        );
+        assert!(text.contains("looks like a secret"), "{tool}: {text}");
+    }
+    let catalog = session.request(
+        9,
+        "resources/read",
+        json!({"uri": "memctl://workspace/MEMORY.md"}),
+    );
+    let text = catalog["result"]["contents"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.starts_with("# Memory\n"), "{text}");
+    assert!(!text.contains(token), "MEMORY.md: {text}");
+    assert!(session.close().success());
+}
