@@ -75,9 +75,13 @@ pub fn catalog_order(a: &Summary, b: &Summary) -> Ordering {
 pub fn render<'a>(summaries: impl IntoIterator<Item = &'a Summary>, budget: Budget) -> Catalog {
     let mut sorted: Vec<&Summary> = summaries.into_iter().collect();
     sorted.sort_by(|a, b| catalog_order(a, b));
+    // Only the first `max_lines` entries can ever be listed, so only they
+    // are scanned for secrets: a write to a store of 100,000 records
+    // scans 200 descriptions, not all of them.
     let lines: Vec<String> = sorted
         .iter()
-        .map(|s| entry_line(s, budget.max_line_chars))
+        .enumerate()
+        .map(|(i, s)| entry_line(s, budget.max_line_chars, i < budget.max_lines))
         .collect();
 
     let mut text = format!("{HEADER}\n");
@@ -140,7 +144,11 @@ fn omission_line(omitted: usize, budget: Budget) -> String {
 /// forge a line or a link, within `max_chars`: the description is cut with
 /// `…` first; when a long id leaves it too little room, the link text (not
 /// the path, which must stay a working link) is cut too.
-fn entry_line(summary: &Summary, max_chars: usize) -> String {
+///
+/// A description holding a secret (a hand-written record; memctl's own
+/// writes refuse one) is replaced by a note naming the rule when `scan` is
+/// set: agents and people read `MEMORY.md` as it is, outside memctl.
+fn entry_line(summary: &Summary, max_chars: usize, scan: bool) -> String {
     const MIN_DESCRIPTION: usize = 24;
     let path: String = summary
         .rel_path
@@ -151,7 +159,10 @@ fn entry_line(summary: &Summary, max_chars: usize) -> String {
     let link = escape_link(&path);
     let line = |id: &str, description: &str| format!("- [{id}]({link}) — {description}");
     let id = escape_text(&summary.id);
-    let description = escape_text(summary.description());
+    let hidden = scan
+        .then(|| crate::guard::secrets::secret_note(summary.description()))
+        .flatten();
+    let description = escape_text(hidden.as_deref().unwrap_or(summary.description()));
     let whole = line(&id, &description);
     if chars(&whole) <= max_chars {
         return whole;
@@ -244,6 +255,25 @@ mod tests {
                 ..Meta::default()
             },
         }
+    }
+
+    /// A hand-written record's secret description was copied into the
+    /// regenerated MEMORY.md, which agents read outside memctl.
+    #[test]
+    fn a_secret_in_a_hand_written_description_never_reaches_memory_md() {
+        let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let secret = summary(
+            "leaky",
+            Some(RecordType::Project),
+            &format!("token {token}"),
+        );
+        let catalog = render([&secret], Budget::default());
+        assert!(!catalog.text.contains(token), "{}", catalog.text);
+        assert!(
+            catalog.text.contains("<hidden: looks like a secret"),
+            "{}",
+            catalog.text
+        );
     }
 
     #[test]
