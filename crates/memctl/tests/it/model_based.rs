@@ -347,6 +347,10 @@ fn check(world: &World, model: &mut Model, context: &str) {
         );
     }
 
+    // The `list` and `search` above may have regenerated MEMORY.md: a read
+    // command does when git's index changed since MEMORY.md was last known
+    // to match (docs/GIT.md; the first command in a repository counts).
+    model.maybe_regenerated();
     let catalog = world.catalog();
     assert!(
         model.catalogs.contains(&catalog),
