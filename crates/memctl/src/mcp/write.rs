@@ -81,8 +81,28 @@ pub fn remember(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
     };
     if !committed.changed.is_empty() {
         note_catalog(&mut answer.0, &committed);
+        let verb = if answer.0["operation"] == "ADD" {
+            "add"
+        } else {
+            "update"
+        };
+        let id = answer.0["id"].as_str().unwrap_or_default().to_string();
+        commit_if_configured(global, store, &format!("remember: {verb} {id}"), &committed);
     }
     Ok(answer)
+}
+
+/// An agent's write is committed as a person's is when the store's
+/// `.memctl.toml` asks for it (`[git] commit = true`); notes go to
+/// standard error, which is not the protocol's channel.
+fn commit_if_configured(
+    global: &GlobalArgs,
+    store: &Store,
+    message: &str,
+    committed: &txn::Committed,
+) {
+    let ui = crate::ui::Ui::new(global);
+    crate::git::commit::after_write(&ui, store.root(), false, message, &committed.changed);
 }
 
 /// Refuses a value too large to read before anything reads it: a 10 MB
@@ -298,6 +318,12 @@ pub fn forget(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
         "revision": actual,
     });
     note_catalog(&mut value, &committed);
+    commit_if_configured(
+        global,
+        store,
+        &format!("forget: {}", summary.id),
+        &committed,
+    );
     Ok((value, false))
 }
 

@@ -587,3 +587,31 @@ fn dream_commit_message_says_what_was_merged() {
         "everything the dream changed is committed"
     );
 }
+
+/// Issue 9: an agent's write through `memctl mcp` is committed like a
+/// person's when the store's `.memctl.toml` asks for it.
+#[test]
+fn mcp_writes_are_committed_when_the_store_asks() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let a = clones.dir("a");
+    fs::write(a.join(".memory/.memctl.toml"), "[git]\ncommit = true\n").unwrap();
+    let store = a.join(".memory").display().to_string();
+    let mut session = crate::mcp::RawSession::start_with(env, &["--store", &store]);
+    let (text, is_error) = session.call(
+        5,
+        "remember",
+        serde_json::json!({"name": "agent-note", "type": "project", "description": "Noted by an agent", "body": "The agent noted this."}),
+    );
+    assert!(!is_error, "{text}");
+    assert!(session.close().success());
+    let subject = git(env, &a, &["log", "-1", "--format=%s"]);
+    assert_eq!(subject.trim(), "remember: add agent-note");
+    // Only the setting itself, the user's own file, is left uncommitted.
+    let status = git(env, &a, &["status", "--porcelain", "--", ".memory"]);
+    assert_eq!(
+        status.trim(),
+        "?? .memory/.memctl.toml",
+        "the agent's write is committed whole"
+    );
+}

@@ -110,7 +110,7 @@ fn mcp_server_passes_the_python_sdk_client() {
 }
 
 /// A server started by hand, spoken to one JSON-RPC line at a time.
-struct RawSession {
+pub(crate) struct RawSession {
     child: std::process::Child,
     stdout: BufReader<std::process::ChildStdout>,
 }
@@ -121,7 +121,7 @@ impl RawSession {
     }
 
     /// With global options before `mcp` (`--store DIR`).
-    fn start_with(env: &TestEnv, options: &[&str]) -> RawSession {
+    pub(crate) fn start_with(env: &TestEnv, options: &[&str]) -> RawSession {
         let mut child = env
             .std_command()
             .args(options)
@@ -171,7 +171,7 @@ impl RawSession {
     }
 
     /// A tool call's text and whether it is an error.
-    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (String, bool) {
+    pub(crate) fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (String, bool) {
         let answer = self.request(
             id,
             "tools/call",
@@ -186,7 +186,7 @@ impl RawSession {
     }
 
     /// Closes stdin and waits for the server to exit by itself.
-    fn close(mut self) -> std::process::ExitStatus {
+    pub(crate) fn close(mut self) -> std::process::ExitStatus {
         drop(self.child.stdin.take());
         let started = Instant::now();
         loop {
