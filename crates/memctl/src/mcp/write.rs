@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use mdstore::guard::secrets::{self, secret_note};
 use mdstore::txn::{self, WriteError};
 use mdstore::write::{
-    Candidate, ForgetError, Operation, Place, Refusal, WriteOptions, candidate_from_json,
+    Candidate, ForgetError, Operation, Refusal, WriteOptions, candidate_from_json,
 };
 use mdstore::{Source, Store};
 use serde_json::{Value, json};
@@ -195,19 +195,7 @@ fn refused(id: &str, scope: Scope, reason: String, hint: Option<String>) -> Answ
 fn refusal_reason(refusal: &Refusal, id: &str) -> (String, String) {
     match refusal {
         Refusal::Secret(found) => (
-            format!(
-                "{} looks like it holds a secret ({}); memory is not a place for secrets",
-                if found.iter().any(|f| f.place == Place::Name) {
-                    "this candidate"
-                } else {
-                    id
-                },
-                found
-                    .iter()
-                    .map(|f| format!("rule {} {}", f.finding.rule, f.place))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            crate::cmd::remember::secret_refusal(found, id),
             "remove the secret and say where it lives instead (a vault, an env var)".to_string(),
         ),
         Refusal::Temporary(found) => (

@@ -7,6 +7,7 @@ pub mod input;
 mod output;
 
 pub(crate) use input::describe_plan_error;
+pub(crate) use output::secret_refusal;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

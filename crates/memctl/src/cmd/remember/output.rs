@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mdstore::write::{Operation, Place, Plan, Refusal};
+use mdstore::guard::secrets::SecretFinding;
+use mdstore::write::{Operation, Place, Placed, Plan, Refusal};
 use serde_json::json;
 
 use super::{Item, Outcome};
@@ -12,24 +13,30 @@ use crate::failure::Exit;
 use crate::stores::Scope;
 use crate::ui::{self, Style, Ui};
 
+/// Why a candidate holding a secret is refused: the rules and where they
+/// matched, never the secret, and not the id when the name holds it (the id
+/// is made of the name). The CLI and the MCP server say the same.
+pub fn secret_refusal(found: &[Placed<SecretFinding>], id: &str) -> String {
+    format!(
+        "{} looks like it holds a secret ({}); memory is not a place for secrets",
+        if found.iter().any(|f| f.place == Place::Name) {
+            "this candidate"
+        } else {
+            id
+        },
+        found
+            .iter()
+            .map(|f| format!("rule {} {}", f.finding.rule, f.place))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
     let (exit, message, hint) = match refusal {
         Refusal::Secret(found) => (
             Exit::BadInput,
-            format!(
-                "{} looks like it holds a secret ({}); memory is not a place for secrets",
-                // The id is made of the name: it would show the secret.
-                if found.iter().any(|f| f.place == Place::Name) {
-                    "this candidate"
-                } else {
-                    id
-                },
-                found
-                    .iter()
-                    .map(|f| format!("rule {} {}", f.finding.rule, f.place))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            secret_refusal(found, id),
             Some("remove the secret and say where it lives instead (a vault, an env var)".to_string()),
         ),
         Refusal::Temporary(found) => (
