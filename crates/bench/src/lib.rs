@@ -6,3 +6,4 @@ What the benchmark programs share with their tests: the retrieval evaluation
 
 pub mod context;
 pub mod eval;
+pub mod watcher;

@@ -1,7 +1,6 @@
 //! Timing whole processes, and the baselines they are compared with.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -204,22 +203,8 @@ impl Bench {
     fn start_watcher(&self, store: &Path) -> anyhow::Result<Child> {
         let mut command = self.command(store, &["watch"]);
         command.stderr(Stdio::piped());
-        let mut child = command.spawn().context("cannot start memctl watch")?;
-        let stderr = child.stderr.take().context("no stderr from memctl watch")?;
-        let mut lines = BufReader::new(stderr).lines();
-        loop {
-            match lines.next() {
-                Some(Ok(line)) if line.contains("Watching") => break,
-                Some(Ok(_)) => {}
-                _ => {
-                    let _ = child.kill();
-                    bail!("memctl watch ended before it was ready");
-                }
-            }
-        }
-        // Keep draining its stderr so that it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Ok(child)
+        let child = command.spawn().context("cannot start memctl watch")?;
+        memctl_bench::watcher::ready(child)
     }
 
     fn hits(&self, store: &Path) -> anyhow::Result<usize> {

@@ -11,7 +11,7 @@
 #[allow(dead_code)]
 mod generate;
 
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -188,21 +188,8 @@ impl Bench {
 
     /// Starts `memctl watch` and waits until it says it is ready.
     fn start_watcher(&self) -> anyhow::Result<Child> {
-        let mut child = self.command(&["watch"]).stdin(Stdio::null()).spawn()?;
-        let stderr = child.stderr.take().context("no stderr from memctl watch")?;
-        let mut lines = BufReader::new(stderr).lines();
-        loop {
-            match lines.next() {
-                Some(Ok(line)) if line.contains("Watching") => break,
-                Some(Ok(_)) => {}
-                _ => {
-                    let _ = child.kill();
-                    bail!("memctl watch ended before it was ready");
-                }
-            }
-        }
-        std::thread::spawn(move || for _ in lines {});
-        Ok(child)
+        let child = self.command(&["watch"]).stdin(Stdio::null()).spawn()?;
+        memctl_bench::watcher::ready(child)
     }
 }
 
