@@ -28,7 +28,7 @@ impl Rng {
     }
 }
 
-const TOPICS: &[&str] = &[
+pub const TOPICS: &[&str] = &[
     "deploy",
     "release",
     "pytest",

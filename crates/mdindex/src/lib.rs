@@ -91,7 +91,8 @@ pub struct SearchOutcome {
     /// deleted after it. Say so.
     pub temporary_index: Option<Error>,
     /// The evidence of each hit, in the same order, from
-    /// [`search_store_with_evidence`]; empty from [`search_store`].
+    /// [`search_store_with_evidence`] and [`recall_store`]; empty from
+    /// [`search_store`].
     pub evidence: Vec<relevance::Evidence>,
 }
 
@@ -110,7 +111,7 @@ pub fn search_store(
     types: &[RecordType],
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    search_with(store, cache_dir, query, limit, types, false, progress)
+    search_with(store, cache_dir, query, limit, types, Judge::No, progress)
 }
 
 /// [`search_store`] that also weighs each hit's [`relevance::Evidence`],
@@ -122,7 +123,30 @@ pub fn search_store_with_evidence(
     limit: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    search_with(store, cache_dir, query, limit, &[], true, progress)
+    search_with(
+        store,
+        cache_dir,
+        query,
+        limit,
+        &[],
+        Judge::Evidence,
+        progress,
+    )
+}
+
+/// The records of `store` worth showing unasked for a prompt's `query`
+/// (see [`Index::recall`]): at most `limit`, each passing `threshold`,
+/// with its evidence. Opened, synced and rebuilt as [`search_store`] does.
+pub fn recall_store(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    threshold: &relevance::Threshold,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
+    let judge = Judge::Recall(*threshold);
+    search_with(store, cache_dir, query, limit, &[], judge, progress)
 }
 
 fn search_with(
@@ -131,7 +155,7 @@ fn search_with(
     query: &Query,
     limit: usize,
     types: &[RecordType],
-    evidence: bool,
+    judge: Judge,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
     query.ensure_selective(types)?;
@@ -139,7 +163,7 @@ fn search_with(
         query,
         limit,
         types,
-        evidence,
+        judge,
     };
     match search_in(store, cache_dir, &search, progress) {
         Err(e) if e.is_cache_unusable(cache_dir) => {
@@ -160,7 +184,17 @@ struct Search<'a> {
     query: &'a Query,
     limit: usize,
     types: &'a [RecordType],
-    evidence: bool,
+    judge: Judge,
+}
+
+/// What a search weighs besides the ranking.
+#[derive(Clone, Copy)]
+enum Judge {
+    No,
+    /// Every hit's evidence.
+    Evidence,
+    /// Only the hits that pass, ranked without the words that cannot decide.
+    Recall(relevance::Threshold),
 }
 
 fn search_in(
@@ -175,11 +209,20 @@ fn search_in(
     } = Index::open(store, cache_dir, progress)?;
     let attempt = |index: &mut Index| -> Result<(SyncReport, Vec<Hit>, Vec<relevance::Evidence>)> {
         let sync = index.sync()?;
-        let hits = index.search(search.query, search.limit, search.types)?;
-        let evidence = if search.evidence {
-            index.evidence(search.query, &hits)?
-        } else {
-            Vec::new()
+        let (hits, evidence) = match search.judge {
+            Judge::No => (
+                index.search(search.query, search.limit, search.types)?,
+                Vec::new(),
+            ),
+            Judge::Evidence => {
+                let hits = index.search(search.query, search.limit, search.types)?;
+                let evidence = index.evidence(search.query, &hits)?;
+                (hits, evidence)
+            }
+            Judge::Recall(threshold) => index
+                .recall(search.query, search.limit, &threshold)?
+                .into_iter()
+                .unzip(),
         };
         Ok((sync, hits, evidence))
     };

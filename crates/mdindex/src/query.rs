@@ -359,9 +359,18 @@ pub(crate) fn is_stop(term: &Term) -> bool {
         })
 }
 
-/// One term as an FTS5 expression: a quoted string of index terms, with `*`
-/// for a prefix.
-pub(crate) fn render(term: &Term, stemming: Stemming) -> String {
+/// A term spelled as the index spells its text: the index terms of a
+/// phrase, space-separated, the last one a prefix when `prefix` is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Spelling {
+    pub tokens: String,
+    pub prefix: bool,
+}
+
+/// The spellings any of which matches `term`: one, or two for a prefix
+/// whose word stems differently (`deployment*` must also match
+/// `deployment` itself, indexed as `deploy`).
+pub(crate) fn spell(term: &Term, stemming: Stemming) -> Vec<Spelling> {
     let mut tokens = String::new();
     let last = term.units.len().saturating_sub(1);
     let mut unstemmed_last = None;
@@ -394,16 +403,32 @@ pub(crate) fn render(term: &Term, stemming: Stemming) -> String {
         Some(Unit::Cjk(run)) => run.chars().nth(1).is_none(),
         _ => term.prefix,
     };
-    let mut expr = fts_string(&tokens);
-    if prefix {
-        expr.push('*');
+    let whole = unstemmed_last.map(|(start, stemmed)| Spelling {
+        tokens: format!("{}{}", &tokens[..start], stemmed),
+        prefix: false,
+    });
+    std::iter::once(Spelling { tokens, prefix })
+        .chain(whole)
+        .collect()
+}
+
+/// One term as an FTS5 expression: a quoted string of index terms, with `*`
+/// for a prefix, or the alternatives of [`spell`] joined by `OR`.
+pub(crate) fn render(term: &Term, stemming: Stemming) -> String {
+    let exprs: Vec<String> = spell(term, stemming)
+        .into_iter()
+        .map(|spelling| {
+            let mut expr = fts_string(&spelling.tokens);
+            if spelling.prefix {
+                expr.push('*');
+            }
+            expr
+        })
+        .collect();
+    match exprs.as_slice() {
+        [one] => one.clone(),
+        _ => format!("({})", exprs.join(" OR ")),
     }
-    // `deployment*` must also match `deployment` itself, indexed as `deploy`.
-    if let Some((start, stemmed)) = unstemmed_last {
-        let whole = format!("{}{}", &tokens[..start], stemmed);
-        expr = format!("({expr} OR {})", fts_string(&whole));
-    }
-    expr
 }
 
 /// `text` as an FTS5 string: quoted, inner quotes doubled.

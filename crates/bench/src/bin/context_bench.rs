@@ -4,7 +4,10 @@
 //! at 10,000 records with a watcher). Run on demand, never as a test:
 //!
 //! `cargo build --release -p memctl -p memctl-bench &&
-//!  target/release/context_bench --memctl target/release/memctl [--sizes 1000,10000]`
+//!  target/release/context_bench --memctl target/release/memctl [--sizes 1000,10000] [--keep DIR]`
+//!
+//! `--keep DIR` builds the stores and caches in DIR and leaves them there,
+//! to profile one hook run by hand.
 #![forbid(unsafe_code)]
 
 #[path = "../generate.rs"]
@@ -40,14 +43,31 @@ fn matching_prompt(n: usize) -> String {
     format!("what did we say about {description}?")
 }
 
+/// [`matching_prompt`] naming record 42 by its id as well: words most
+/// records contain around one that only record 42 holds, so that the hook
+/// has something to show.
+fn answered_prompt(n: usize) -> String {
+    format!("{} (see rec-{:06})", matching_prompt(n), 42)
+}
+
+/// Every topic word of the generated records: each is in about half of
+/// them, and a record holding many of them passes the relevance threshold,
+/// so the ranking must score every record that holds any of the words the
+/// threshold cannot leave out (the worst case of `mdindex::relevance`).
+fn common_words_prompt() -> String {
+    generate::TOPICS.join(" ")
+}
+
 fn main() -> anyhow::Result<()> {
     let mut memctl = PathBuf::from("target/release/memctl");
     let mut sizes = vec![1_000, 10_000];
+    let mut keep: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--memctl" => memctl = PathBuf::from(value()?),
+            "--keep" => keep = Some(PathBuf::from(value()?)),
             "--sizes" => {
                 sizes = value()?
                     .split(',')
@@ -59,27 +79,32 @@ fn main() -> anyhow::Result<()> {
     }
     let memctl = std::fs::canonicalize(&memctl)
         .with_context(|| format!("{}: build it with cargo build --release", memctl.display()))?;
-    let work = tempfile::Builder::new()
+    let temporary = tempfile::Builder::new()
         .prefix("memctl-ctx-bench-")
         .tempdir()?;
+    let work = keep.as_deref().unwrap_or(temporary.path());
     println!(
         "| records | prompt | no watcher | live watcher | `memctl search` of the same words, live watcher | output chars |"
     );
     println!("|---|---|---|---|---|---|");
     for n in sizes {
-        let store = work.path().join(format!("store-{n}"));
+        let store = work.join(format!("store-{n}"));
         generate::store(&store, n)?;
         let bench = Bench {
             memctl: memctl.clone(),
             store,
-            cache: work.path().join(format!("cache-{n}")),
+            cache: work.join(format!("cache-{n}")),
         };
         let matching = matching_prompt(n);
+        let answered = answered_prompt(n);
+        let common = common_words_prompt();
         // The first run builds the index; it is not what a prompt costs.
         bench.hook(&matching, "warm-up")?;
         for (label, prompt) in [
             ("matching", matching.as_str()),
+            ("matching, naming the record", answered.as_str()),
             ("nothing relevant", NOTHING),
+            ("34 words, each in half the records", common.as_str()),
         ] {
             let cold = bench.median(prompt)?;
             let mut watcher = bench.start_watcher()?;

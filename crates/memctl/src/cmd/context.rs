@@ -110,11 +110,12 @@ fn recall(
     let candidates = (ask.max * 2).max(10);
     let mut per_store: Vec<(&ScopedStore, Vec<Hit>)> = Vec::new();
     for scoped in stores {
-        let outcome = mdindex::search_store_with_evidence(
+        let outcome = mdindex::recall_store(
             &scoped.store,
             &cache,
             query,
             candidates,
+            &THRESHOLD,
             &mut |_| {},
         )
         .with_context(|| {
@@ -127,14 +128,10 @@ fn recall(
         let relevant = outcome
             .hits
             .into_iter()
-            .zip(&outcome.evidence)
-            .filter(|(hit, evidence)| {
-                evidence.passes(&THRESHOLD)
-                    && !ask
-                        .already_shown
-                        .contains(&key(scoped.scope.as_str(), &hit.id))
+            .filter(|hit| {
+                !ask.already_shown
+                    .contains(&key(scoped.scope.as_str(), &hit.id))
             })
-            .map(|(hit, _)| hit)
             .collect();
         per_store.push((scoped, relevant));
     }

@@ -11,7 +11,7 @@ mod rules;
 mod values;
 
 use std::fmt;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
@@ -33,18 +33,25 @@ impl fmt::Display for SecretFinding {
 }
 
 /// The rules compiled once: a set that says which rules match a line at all
-/// (one pass over it), and each rule's own regex for its captures.
+/// (one pass over it), and each rule's own regex for its captures, compiled
+/// the first time the set says that rule matched: most texts hold no
+/// secret, and compiling every rule's regex up front cost a `memctl
+/// context` hook more than the rest of its answer.
 struct Compiled {
     any: RegexSet,
-    each: Vec<(&'static Rule, Regex)>,
+    each: Vec<(&'static Rule, OnceLock<Regex>)>,
+}
+
+impl Compiled {
+    fn rule(&self, index: usize) -> (&'static Rule, &Regex) {
+        let (rule, regex) = &self.each[index];
+        (rule, regex.get_or_init(|| builtin_regex(rule.pattern)))
+    }
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     any: builtin_regex_set(RULES.iter().map(|rule| rule.pattern)),
-    each: RULES
-        .iter()
-        .map(|rule| (rule, builtin_regex(rule.pattern)))
-        .collect(),
+    each: RULES.iter().map(|rule| (rule, OnceLock::new())).collect(),
 });
 
 /// The set's lazy DFA builds its states while it scans; with 59 patterns
@@ -73,7 +80,7 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
         }
         // A match overlapping one already found is the same secret.
         let mut taken: Vec<(usize, usize)> = Vec::new();
-        for (rule, regex) in candidates.iter().map(|i| &COMPILED.each[i]) {
+        for (rule, regex) in candidates.iter().map(|i| COMPILED.rule(i)) {
             for captures in regex.captures_iter(line) {
                 let Some(whole) = captures.get(0) else {
                     continue;

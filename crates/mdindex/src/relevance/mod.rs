@@ -18,13 +18,10 @@
 //! [`THRESHOLD`] was chosen on the labelled prompts of
 //! `crates/bench/fixtures/context/` (docs/CONTEXT.md has the figures).
 
-use std::collections::{HashMap, HashSet};
+mod evidence;
+mod held;
 
-use crate::db::BACKGROUND_DOCS;
-use crate::error::{Result, SqliteContext};
 use crate::query::{self, Query, Term};
-use crate::text::Stemming;
-use crate::{Hit, Index};
 
 /// A prompt is cut to at most this many characters, keeping its end: what
 /// the user asks comes last, after what they pasted.
@@ -117,134 +114,6 @@ fn informative_terms(query: &Query) -> impl Iterator<Item = &Term> {
         .iter()
         .chain(query.should.iter().filter(|t| t.units.len() == 1))
         .filter(|t| !query::is_stop(t))
-}
-
-impl Index {
-    /// The [`Evidence`] of each of `hits` (from [`Index::search`] with the
-    /// same `query`), in the same order.
-    pub fn evidence(&self, query: &Query, hits: &[Hit]) -> Result<Vec<Evidence>> {
-        let path = &self.paths.db;
-        let records: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM docs", [], |r| r.get(0))
-            .at(path)?;
-        let total = (records + BACKGROUND_DOCS) as f64;
-        let max_idf = idf(total, 0.0);
-        let docs = self.doc_ids(hits)?;
-        let wanted: HashSet<i64> = docs.iter().flatten().copied().collect();
-
-        let mut seen = HashSet::new();
-        let mut all_idf = 0.0;
-        // Per hit: (IDF sum, specificity sum, terms).
-        let mut held: HashMap<i64, (f64, f64, usize)> = HashMap::new();
-        // Counted inside SQLite and probed hit by hit: a common word of a
-        // large store matches thousands of rows, too many to fetch.
-        self.conn
-            .execute_batch(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, fts, row)",
-            )
-            .at(path)?;
-        let mut vocab = self
-            .conn
-            .prepare_cached("SELECT doc FROM temp.fts_vocab WHERE term = ?1")
-            .at(path)?;
-        let mut count = self
-            .conn
-            .prepare_cached("SELECT count(*) FROM fts WHERE fts MATCH ?1")
-            .at(path)?;
-        let mut holds = self
-            .conn
-            .prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")
-            .at(path)?;
-        for term in informative_terms(query) {
-            let expr = query::render(term, Stemming::English);
-            if !seen.insert(expr.clone()) {
-                continue;
-            }
-            // One token's count is read from the index's vocabulary; a
-            // token spelled otherwise there (or a phrase) is counted.
-            let token = single_token(term);
-            let known: Option<i64> = match &token {
-                Some(token) => vocab
-                    .query_map([token], |r| r.get(0))
-                    .at(path)?
-                    .next()
-                    .transpose()
-                    .at(path)?,
-                None => None,
-            };
-            let df: i64 = match known {
-                Some(df) => df,
-                None => count.query_row([&expr], |r| r.get(0)).at(path)?,
-            };
-            // A word the store has never seen (a pasted identifier, a CJK
-            // bigram across two words) says nothing about any record.
-            if df == 0 {
-                continue;
-            }
-            let term_idf = idf(total, df as f64);
-            all_idf += term_idf;
-            for &doc in &wanted {
-                if holds.exists((&expr, doc)).at(path)? {
-                    let entry = held.entry(doc).or_default();
-                    entry.0 += term_idf;
-                    entry.1 += term_idf / max_idf;
-                    entry.2 += 1;
-                }
-            }
-        }
-        Ok(hits
-            .iter()
-            .zip(&docs)
-            .enumerate()
-            .map(|(at, (hit, doc))| {
-                let (idf_sum, specificity, matched) =
-                    doc.and_then(|d| held.get(&d).copied()).unwrap_or_default();
-                let next = hits.get(at + 1).map(|h| h.score);
-                Evidence {
-                    specificity,
-                    coverage: if all_idf > 0.0 {
-                        idf_sum / all_idf
-                    } else {
-                        0.0
-                    },
-                    gap: next.map_or(f64::INFINITY, |n| hit.score / n.max(f64::MIN_POSITIVE)),
-                    matched,
-                }
-            })
-            .collect())
-    }
-
-    /// The index row of each hit, by id (`None` if it vanished meanwhile).
-    fn doc_ids(&self, hits: &[Hit]) -> Result<Vec<Option<i64>>> {
-        let path = &self.paths.db;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT doc FROM docs WHERE id = ?1 LIMIT 1")
-            .at(path)?;
-        hits.iter()
-            .map(|hit| {
-                stmt.query_map([&hit.id], |r| r.get::<_, i64>(0))
-                    .at(path)?
-                    .next()
-                    .transpose()
-                    .at(path)
-            })
-            .collect()
-    }
-}
-
-/// The one index token of a single-word or single-bigram term, folded as
-/// the tokenizer folds it; `None` for anything else.
-fn single_token(term: &Term) -> Option<String> {
-    if term.prefix || term.units.len() != 1 {
-        return None;
-    }
-    match &term.units[0] {
-        query::Unit::Word(word) => Some(crate::text::fold(&crate::text::stem(word))),
-        query::Unit::Cjk(run) if run.chars().count() == 2 => Some(run.clone()),
-        query::Unit::Cjk(_) => None,
-    }
 }
 
 /// BM25's inverse document frequency of a term in `df` of `total` documents.
