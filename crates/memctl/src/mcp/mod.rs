@@ -8,6 +8,7 @@
 mod args;
 mod read;
 mod schema;
+mod stdio;
 mod write;
 
 use std::ffi::OsString;
@@ -42,14 +43,22 @@ pub fn run(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
         .build()
         .context("cannot start the MCP server's event loop")?;
     let served = runtime.block_on(async {
+        let pipes = stdio::start(tokio::io::stdin(), tokio::io::stdout());
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((pipes.to_rmcp, pipes.from_rmcp))
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
         service
             .waiting()
             .await
             .context("the MCP session ended abnormally")?;
+        // rmcp has let go of its output: what is left is written whole.
+        pipes
+            .writer
+            .await
+            .context("the MCP server's output stopped")?
+            .context("cannot write to standard output")?;
+        pipes.filter.abort();
         anyhow::Ok(())
     });
     // Standard input is closed: nothing is left to read or answer.

@@ -1,0 +1,279 @@
+//! The server's standard input and output, with a thin line filter in
+//! front of rmcp. rmcp drops a line that is not JSON without a word, and
+//! answers a `tools/call` whose `params` are malformed with -32601 "method
+//! not found", which misleads a client's author. The filter answers those
+//! lines itself as JSON-RPC asks (-32700 with a null id, -32602 naming the
+//! field) and passes every other line to rmcp untouched. All output goes
+//! through one writer that writes whole lines, so an answer of the filter
+//! never lands inside one of rmcp's.
+
+use rmcp::model::ErrorData;
+use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt as _, AsyncRead, AsyncReadExt as _, AsyncWrite,
+    AsyncWriteExt as _, BufReader, DuplexStream,
+};
+use tokio::sync::mpsc;
+
+use crate::ui;
+
+/// A line longer than this is answered with an error and never held whole
+/// (rmcp's own limit, so that what passes the filter also passes rmcp).
+const MAX_LINE_BYTES: usize = DEFAULT_MAX_LINE_LENGTH;
+/// Bytes buffered between the filter, rmcp and the writer.
+const PIPE_BYTES: usize = 64 * 1024;
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The two ends rmcp serves on, and the tasks that feed and drain them.
+pub struct Pipes {
+    /// rmcp reads the lines that passed the filter from here.
+    pub to_rmcp: DuplexStream,
+    /// rmcp writes its answers here.
+    pub from_rmcp: DuplexStream,
+    /// Ends when rmcp's answers end; everything is written then.
+    pub writer: tokio::task::JoinHandle<std::io::Result<()>>,
+    pub filter: tokio::task::JoinHandle<()>,
+}
+
+/// Starts the filter on `input` and the writer on `output` (standard input
+/// and output in the server; pipes in tests). Call within a Tokio runtime.
+pub fn start<R, W>(input: R, output: W) -> Pipes
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (to_rmcp, feed) = tokio::io::duplex(PIPE_BYTES);
+    let (from_rmcp, answers) = tokio::io::duplex(PIPE_BYTES);
+    let (errors, error_lines) = mpsc::unbounded_channel();
+    let filter = tokio::spawn(filter(BufReader::new(input), feed, errors));
+    let writer = tokio::spawn(write_out(BufReader::new(answers), error_lines, output));
+    Pipes {
+        to_rmcp,
+        from_rmcp,
+        writer,
+        filter,
+    }
+}
+
+/// Reads `input` line by line: a line rmcp would mishandle is answered
+/// through `errors`, any other goes to `feed`. Ends at the end of input
+/// (rmcp sees its end then) or when rmcp stops reading.
+async fn filter<R: AsyncBufRead + Unpin>(
+    mut input: R,
+    mut feed: DuplexStream,
+    errors: mpsc::UnboundedSender<String>,
+) {
+    let mut line = Vec::new();
+    loop {
+        let answer = match read_line(&mut input, &mut line).await {
+            Ok(Line::End) | Err(_) => return,
+            Ok(Line::TooLong) => Some(error_line(
+                &Value::Null,
+                ErrorData::parse_error(
+                    format!(
+                        "Parse error: a message longer than {} MiB was not read",
+                        MAX_LINE_BYTES / 1024 / 1024
+                    ),
+                    None,
+                ),
+            )),
+            Ok(Line::Whole) => verdict(&line),
+        };
+        match answer {
+            // The writer is gone only when the session is over.
+            Some(answer) => {
+                if errors.send(answer).is_err() {
+                    return;
+                }
+            }
+            None => {
+                if feed.write_all(&line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+enum Line {
+    Whole,
+    TooLong,
+    End,
+}
+
+/// The next line of `input` in `line` (with its newline), never holding
+/// more than [`MAX_LINE_BYTES`] of it: the rest of a longer line is read
+/// and dropped.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Line> {
+    line.clear();
+    let limit = MAX_LINE_BYTES as u64 + 1;
+    if (&mut *input).take(limit).read_until(b'\n', line).await? == 0 {
+        return Ok(Line::End);
+    }
+    if line.len() <= MAX_LINE_BYTES || line.ends_with(b"\n") {
+        return Ok(Line::Whole);
+    }
+    line.clear();
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(Line::TooLong);
+        }
+        let (used, ended) = match available.iter().position(|b| *b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        input.consume(used);
+        if ended {
+            return Ok(Line::TooLong);
+        }
+    }
+}
+
+/// The answer to `line` when rmcp would drop or mislabel it; `None` to
+/// pass it on.
+fn verdict(line: &[u8]) -> Option<String> {
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let message: Value = match serde_json::from_slice(text) {
+        Ok(message) => message,
+        // serde_json's message names the line and column, never the text.
+        Err(e) => {
+            return Some(error_line(
+                &Value::Null,
+                ErrorData::parse_error(format!("Parse error: the message is not JSON ({e})"), None),
+            ));
+        }
+    };
+    let id = message
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())?;
+    let method = message.get("method").and_then(Value::as_str)?;
+    let problem = params_problem(method, message.get("params"))?;
+    Some(error_line(
+        id,
+        ErrorData::invalid_params(format!("Invalid params: {problem}"), None),
+    ))
+}
+
+/// What is wrong with a request's `params`, for the methods whose malformed
+/// params rmcp would answer as an unknown method.
+fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
+    let fields: &[(&str, Shape, bool)] = match method {
+        "tools/call" => &[
+            ("name", Shape::Text, true),
+            ("arguments", Shape::Object, false),
+        ],
+        "resources/read" => &[("uri", Shape::Text, true)],
+        _ => return None,
+    };
+    let Some(Value::Object(params)) = params else {
+        return Some(format!(
+            "{method} needs `params`, a JSON object, not {}",
+            kind(params.unwrap_or(&Value::Null))
+        ));
+    };
+    for &(field, shape, required) in fields {
+        match params.get(field) {
+            None | Some(Value::Null) if required => {
+                return Some(format!("{method} needs `{field}`, {}", shape.name()));
+            }
+            None | Some(Value::Null) => {}
+            Some(value) if shape.fits(value) => {}
+            Some(other) => {
+                return Some(format!(
+                    "`{field}` of {method} must be {}, not {}",
+                    shape.name(),
+                    kind(other)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// What a field of `params` must be.
+#[derive(Clone, Copy)]
+enum Shape {
+    Text,
+    /// A tool's arguments: a JSON object of name and value.
+    Object,
+}
+
+impl Shape {
+    fn fits(self, value: &Value) -> bool {
+        match self {
+            Shape::Text => value.is_string(),
+            Shape::Object => value.is_object(),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Text => "a string",
+            Shape::Object => "a JSON object of argument names and values",
+        }
+    }
+}
+
+/// A JSON type's name, for a message that never repeats the value.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A JSON-RPC error answer as one line. The id is the request's own, and a
+/// control character in it is escaped like any in memctl's JSON.
+fn error_line(id: &Value, error: ErrorData) -> String {
+    let answer = json!({"jsonrpc": "2.0", "id": id, "error": error});
+    ui::escape_json_controls(&answer.to_string()) + "\n"
+}
+
+/// Writes rmcp's answers and the filter's, each line whole, until rmcp's
+/// answers end.
+async fn write_out<A, W>(
+    mut answers: A,
+    mut error_lines: mpsc::UnboundedReceiver<String>,
+    mut output: W,
+) -> std::io::Result<()>
+where
+    A: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut line = Vec::new();
+    loop {
+        tokio::select! {
+            // A cancelled read keeps its bytes in `line`: the next read
+            // goes on with the same answer.
+            read = answers.read_until(b'\n', &mut line) => {
+                if read? == 0 {
+                    output.write_all(&line).await?;
+                    return output.flush().await;
+                }
+                if line.ends_with(b"\n") {
+                    output.write_all(&line).await?;
+                    output.flush().await?;
+                    line.clear();
+                }
+            }
+            Some(error) = error_lines.recv() => {
+                output.write_all(error.as_bytes()).await?;
+                output.flush().await?;
+            }
+        }
+    }
+}
