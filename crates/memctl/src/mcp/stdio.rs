@@ -5,7 +5,8 @@
 //! lines itself as JSON-RPC asks (-32700 with a null id, -32602 naming the
 //! field) and passes every other line to rmcp untouched. All output goes
 //! through one writer that writes whole lines, so an answer of the filter
-//! never lands inside one of rmcp's.
+//! never lands inside one of rmcp's, and that escapes DEL and C1 as all of
+//! memctl's JSON does.
 
 use rmcp::model::ErrorData;
 use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
@@ -261,11 +262,11 @@ where
             // goes on with the same answer.
             read = answers.read_until(b'\n', &mut line) => {
                 if read? == 0 {
-                    output.write_all(&line).await?;
+                    output.write_all(escaped(&line).as_bytes()).await?;
                     return output.flush().await;
                 }
                 if line.ends_with(b"\n") {
-                    output.write_all(&line).await?;
+                    output.write_all(escaped(&line).as_bytes()).await?;
                     output.flush().await?;
                     line.clear();
                 }
@@ -275,5 +276,181 @@ where
                 output.flush().await?;
             }
         }
+    }
+}
+
+/// An answer of rmcp's with DEL and C1 escaped: rmcp repeats an unknown
+/// method's name in its error, and serde_json writes those raw.
+fn escaped(line: &[u8]) -> String {
+    ui::escape_json_controls(&String::from_utf8_lossy(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer_of(line: &str) -> Option<Value> {
+        verdict(line.as_bytes()).map(|text| {
+            assert!(
+                text.ends_with('\n') && text.matches('\n').count() == 1,
+                "{text:?}"
+            );
+            serde_json::from_str(&text).unwrap()
+        })
+    }
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_a_parse_error_with_a_null_id() {
+        for line in [
+            "not json\n",
+            "{\"id\": 1,\n",
+            "\u{1b}[2J\n",
+            "{\"a\":\"\0\"}\n",
+        ] {
+            let answer = answer_of(line).unwrap();
+            assert_eq!(answer["id"], Value::Null, "{line:?}: {answer}");
+            assert_eq!(answer["error"]["code"], -32700, "{line:?}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                !message.contains("[2J"),
+                "the line is not repeated: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn tools_call_arguments_that_are_not_an_object_are_invalid_params_naming_arguments() {
+        for (arguments, kind) in [
+            ("\"x\"", "a string"),
+            ("[1]", "an array"),
+            ("7", "a number"),
+            ("true", "a boolean"),
+        ] {
+            let line = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"c1\",\"method\":\"tools/call\",\"params\":{{\"name\":\"search\",\"arguments\":{arguments}}}}}\n"
+            );
+            let answer = answer_of(&line).unwrap();
+            assert_eq!(answer["id"], "c1");
+            assert_eq!(answer["error"]["code"], -32602);
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("`arguments`") && message.ends_with(kind),
+                "{message}"
+            );
+        }
+        let answer =
+            answer_of("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":[]}")
+                .unwrap();
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`params`")
+        );
+        let answer = answer_of(
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":1}}",
+        )
+        .unwrap();
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`uri`")
+        );
+    }
+
+    #[test]
+    fn well_formed_lines_and_what_rmcp_answers_well_pass_untouched() {
+        for line in [
+            "\n",
+            "  \r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"x\"}}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list\"}}\r\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list\",\"arguments\":null}}\n",
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":\"a notification gets no answer\"}\n",
+            "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":7}\n",
+        ] {
+            assert_eq!(answer_of(line), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn an_error_answer_escapes_every_control_character_of_the_id() {
+        let line = "{\"jsonrpc\":\"2.0\",\"id\":\"\u{9b}2J\\u001b\",\"method\":\"tools/call\"}\n";
+        let text = verdict(line.as_bytes()).unwrap();
+        assert!(text.trim_end().chars().all(|c| !c.is_control()), "{text:?}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["id"], "\u{9b}2J\u{1b}");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_dropped_and_the_next_line_read() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.extend_from_slice(b"\n{}\n");
+        let mut exact = vec![b'y'; MAX_LINE_BYTES - 1];
+        exact.push(b'\n');
+        input.extend_from_slice(&exact);
+        let mut reader = BufReader::new(input.as_slice());
+        let mut line = Vec::new();
+        block_on(async {
+            assert!(matches!(
+                read_line(&mut reader, &mut line).await.unwrap(),
+                Line::TooLong
+            ));
+            assert!(line.is_empty(), "a long line is never held whole");
+            assert!(matches!(
+                read_line(&mut reader, &mut line).await.unwrap(),
+                Line::Whole
+            ));
+            assert_eq!(line, b"{}\n");
+            assert!(matches!(
+                read_line(&mut reader, &mut line).await.unwrap(),
+                Line::Whole
+            ));
+            assert_eq!(line, exact);
+            assert!(matches!(
+                read_line(&mut reader, &mut line).await.unwrap(),
+                Line::End
+            ));
+        });
+    }
+
+    #[test]
+    fn an_error_answer_never_lands_inside_one_of_rmcps() {
+        let (mut rmcp, answers) = tokio::io::duplex(PIPE_BYTES);
+        let (errors, error_lines) = mpsc::unbounded_channel();
+        let mut output = Vec::new();
+        block_on(async {
+            let drive = async {
+                rmcp.write_all(b"{\"id\":1,").await.unwrap();
+                for _ in 0..10 {
+                    tokio::task::yield_now().await;
+                }
+                errors.send("{\"id\":null}\n".to_string()).unwrap();
+                for _ in 0..10 {
+                    tokio::task::yield_now().await;
+                }
+                rmcp.write_all(b"\"result\":{}}\n").await.unwrap();
+                drop(rmcp);
+            };
+            let (written, ()) = tokio::join!(
+                write_out(BufReader::new(answers), error_lines, &mut output),
+                drive
+            );
+            written.unwrap();
+        });
+        assert_eq!(
+            String::from_utf8(output).unwrap(),
+            "{\"id\":null}\n{\"id\":1,\"result\":{}}\n"
+        );
     }
 }
