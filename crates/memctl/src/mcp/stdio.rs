@@ -24,6 +24,10 @@ use crate::ui;
 const MAX_LINE_BYTES: usize = DEFAULT_MAX_LINE_LENGTH;
 /// Bytes buffered between the filter, rmcp and the writer.
 const PIPE_BYTES: usize = 64 * 1024;
+/// Error answers waiting for the writer; past this the filter stops
+/// reading, so a client that sends garbage and never reads cannot make the
+/// server's memory grow.
+const ERRORS_QUEUED: usize = 64;
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The two ends rmcp serves on, and the tasks that feed and drain them.
@@ -46,7 +50,7 @@ where
 {
     let (to_rmcp, feed) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, answers) = tokio::io::duplex(PIPE_BYTES);
-    let (errors, error_lines) = mpsc::unbounded_channel();
+    let (errors, error_lines) = mpsc::channel(ERRORS_QUEUED);
     let filter = tokio::spawn(filter(BufReader::new(input), feed, errors));
     let writer = tokio::spawn(write_out(BufReader::new(answers), error_lines, output));
     Pipes {
@@ -63,7 +67,7 @@ where
 async fn filter<R: AsyncBufRead + Unpin>(
     mut input: R,
     mut feed: DuplexStream,
-    errors: mpsc::UnboundedSender<String>,
+    errors: mpsc::Sender<String>,
 ) {
     let mut line = Vec::new();
     loop {
@@ -84,7 +88,7 @@ async fn filter<R: AsyncBufRead + Unpin>(
         match answer {
             // The writer is gone only when the session is over.
             Some(answer) => {
-                if errors.send(answer).is_err() {
+                if errors.send(answer).await.is_err() {
                     return;
                 }
             }
@@ -248,7 +252,7 @@ fn error_line(id: &Value, error: ErrorData) -> String {
 /// answers end.
 async fn write_out<A, W>(
     mut answers: A,
-    mut error_lines: mpsc::UnboundedReceiver<String>,
+    mut error_lines: mpsc::Receiver<String>,
     mut output: W,
 ) -> std::io::Result<()>
 where
@@ -427,7 +431,7 @@ mod tests {
     #[test]
     fn an_error_answer_never_lands_inside_one_of_rmcps() {
         let (mut rmcp, answers) = tokio::io::duplex(PIPE_BYTES);
-        let (errors, error_lines) = mpsc::unbounded_channel();
+        let (errors, error_lines) = mpsc::channel(ERRORS_QUEUED);
         let mut output = Vec::new();
         block_on(async {
             let drive = async {
@@ -435,7 +439,7 @@ mod tests {
                 for _ in 0..10 {
                     tokio::task::yield_now().await;
                 }
-                errors.send("{\"id\":null}\n".to_string()).unwrap();
+                errors.send("{\"id\":null}\n".to_string()).await.unwrap();
                 for _ in 0..10 {
                     tokio::task::yield_now().await;
                 }
@@ -452,5 +456,25 @@ mod tests {
             String::from_utf8(output).unwrap(),
             "{\"id\":null}\n{\"id\":1,\"result\":{}}\n"
         );
+    }
+
+    #[test]
+    fn a_client_that_sends_garbage_and_never_reads_cannot_grow_the_queue() {
+        let input = "not json\n".repeat(ERRORS_QUEUED * 10);
+        let (feed, _rmcp) = tokio::io::duplex(PIPE_BYTES);
+        let (errors, error_lines) = mpsc::channel(ERRORS_QUEUED);
+        block_on(async {
+            let filtering = tokio::spawn(filter(
+                BufReader::new(std::io::Cursor::new(input)),
+                feed,
+                errors,
+            ));
+            for _ in 0..1_000 {
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(error_lines.len(), ERRORS_QUEUED);
+            assert!(!filtering.is_finished(), "the filter waits for the writer");
+            filtering.abort();
+        });
     }
 }
