@@ -115,11 +115,12 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     line: &mut Vec<u8>,
 ) -> std::io::Result<Line> {
     line.clear();
-    let limit = MAX_LINE_BYTES as u64 + 1;
+    // rmcp's limit counts the newline: a line it would drop never passes.
+    let limit = MAX_LINE_BYTES as u64;
     if (&mut *input).take(limit).read_until(b'\n', line).await? == 0 {
         return Ok(Line::End);
     }
-    if line.len() <= MAX_LINE_BYTES || line.ends_with(b"\n") {
+    if line.ends_with(b"\n") || line.len() < MAX_LINE_BYTES {
         return Ok(Line::Whole);
     }
     line.clear();
@@ -397,9 +398,13 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_the_limit_is_dropped_and_the_next_line_read() {
+    fn a_line_longer_than_rmcps_limit_is_answered_never_held_and_the_next_line_read() {
         let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
         input.extend_from_slice(b"\n{}\n");
+        // One byte more than rmcp takes, its newline counted.
+        let mut one_too_many = vec![b'z'; MAX_LINE_BYTES];
+        one_too_many.push(b'\n');
+        input.extend_from_slice(&one_too_many);
         let mut exact = vec![b'y'; MAX_LINE_BYTES - 1];
         exact.push(b'\n');
         input.extend_from_slice(&exact);
@@ -416,6 +421,10 @@ mod tests {
                 Line::Whole
             ));
             assert_eq!(line, b"{}\n");
+            assert!(matches!(
+                read_line(&mut reader, &mut line).await.unwrap(),
+                Line::TooLong
+            ));
             assert!(matches!(
                 read_line(&mut reader, &mut line).await.unwrap(),
                 Line::Whole
