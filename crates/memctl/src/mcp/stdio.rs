@@ -268,6 +268,12 @@ where
             read = answers.read_until(b'\n', &mut line) => {
                 if read? == 0 {
                     output.write_all(escaped(&line).as_bytes()).await?;
+                    // The filter queued its answers before rmcp saw the
+                    // end of input: they are written too.
+                    error_lines.close();
+                    while let Some(error) = error_lines.recv().await {
+                        output.write_all(error.as_bytes()).await?;
+                    }
                     return output.flush().await;
                 }
                 if line.ends_with(b"\n") {

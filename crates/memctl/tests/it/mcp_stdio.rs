@@ -151,3 +151,30 @@ fn mcp_terminal_escapes_and_nul_in_methods_and_arguments_never_reach_a_terminal_
         "{stderr:?}"
     );
 }
+
+#[test]
+fn mcp_a_parse_error_just_before_the_input_ends_is_still_answered() {
+    let env = TestEnv::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let run = env.run_stdin(&["mcp"], &format!("{initialize}\nnot json\n"));
+    assert_eq!(run.code, 0, "{}", run.render());
+    let answers: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON-RPC"))
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", run.stdout);
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == Value::Null && a["error"]["code"] == -32700),
+        "{}",
+        run.stdout
+    );
+    // Input that ends before `initialize` is still answered, then exits 5.
+    let run = env.run_stdin(&["mcp"], "not json\n");
+    assert_eq!(run.code, 5, "{}", run.render());
+    assert!(run.stdout.contains("-32700"), "{}", run.render());
+}
