@@ -4,7 +4,10 @@
 //! (`{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`, see
 //! docs/agents.md and docs/CONTEXT.md for the source). A hook runs before
 //! every prompt, so it must never stand in the user's way: any failure is
-//! one line on standard error, nothing on standard output, and exit 0.
+//! one line on standard error, nothing on standard output, and exit 0. A
+//! cache folder that cannot be written still gets an answer: the search
+//! falls back to a temporary index, and session state that cannot be kept
+//! only means a record may be shown again (a warning says so).
 
 use std::io::Read as _;
 
@@ -59,9 +62,7 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
                 Some("clear" | "compact")
             ) && let Some(id) = event.get("session_id").and_then(Value::as_str)
             {
-                let mut session = Session::load(&cache, id)?;
-                session.reset();
-                session.save()?;
+                save_or_warn(&Session::empty(&cache, id));
             }
             let ask = Ask {
                 session_start: true,
@@ -73,7 +74,14 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
         "UserPromptSubmit" => {
             let prompt = field(&event, "prompt")?;
             let id = field(&event, "session_id")?;
-            let mut session = Session::load(&cache, id)?;
+            // Unreadable state only means records may be shown again.
+            let (mut session, readable) = match Session::load(&cache, id) {
+                Ok(session) => (session, true),
+                Err(e) => {
+                    warn_session_state("not read", &e);
+                    (Session::empty(&cache, id), false)
+                }
+            };
             let ask = Ask {
                 prompt: Some(prompt),
                 session_start: false,
@@ -84,14 +92,28 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
             for record in &context.records {
                 session.mark_shown(context::key(record.scope, &record.id));
             }
-            if !context.records.is_empty() {
-                session.save()?;
+            if readable && !context.records.is_empty() {
+                save_or_warn(&session);
             }
             return output(&context, name);
         }
         other => bail!("unsupported hook event {other:?}: give SessionStart or UserPromptSubmit"),
     };
     output(&fit(context, args, name), name)
+}
+
+/// Saves the session's state; a cache folder that cannot be written (read
+/// only, full) costs the once-a-session rule, never the answer.
+fn save_or_warn(session: &Session) {
+    if let Err(e) = session.save() {
+        warn_session_state("not saved", &e);
+    }
+}
+
+fn warn_session_state(what: &str, e: &anyhow::Error) {
+    eprintln!(
+        "memctl context --hook claude-code: warning: session state {what} ({e:#}); records may repeat in this session"
+    );
 }
 
 fn fit(context: Context, args: &ContextArgs, name: &str) -> Context {

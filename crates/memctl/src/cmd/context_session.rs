@@ -45,10 +45,13 @@ impl Session {
         Ok(Session { path, shown })
     }
 
-    /// Forgets what was shown (a cleared or compacted conversation no
-    /// longer holds it).
-    pub fn reset(&mut self) {
-        self.shown.clear();
+    /// A session with nothing shown, whatever its file holds (a cleared or
+    /// compacted conversation no longer holds what was shown).
+    pub fn empty(cache_dir: &Path, id: &str) -> Session {
+        Session {
+            path: session_path(cache_dir, id),
+            shown: Vec::new(),
+        }
     }
 
     /// The keys shown so far, oldest first.

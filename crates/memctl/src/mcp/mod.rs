@@ -8,6 +8,7 @@
 mod args;
 mod read;
 mod schema;
+mod stdio;
 mod write;
 
 use std::ffi::OsString;
@@ -42,15 +43,27 @@ pub fn run(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
         .build()
         .context("cannot start the MCP server's event loop")?;
     let served = runtime.block_on(async {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
-        service
-            .waiting()
-            .await
-            .context("the MCP session ended abnormally")?;
-        anyhow::Ok(())
+        let pipes = stdio::start(tokio::io::stdin(), tokio::io::stdout());
+        let session = async {
+            let service = server
+                .serve((pipes.to_rmcp, pipes.from_rmcp))
+                .await
+                .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
+            service
+                .waiting()
+                .await
+                .context("the MCP session ended abnormally")?;
+            anyhow::Ok(())
+        }
+        .await;
+        // rmcp has let go of its output, whether the session ran or not:
+        // what is left is written whole.
+        let written = pipes.writer.await;
+        pipes.filter.abort();
+        session?;
+        written
+            .context("the MCP server's output stopped")?
+            .context("cannot write to standard output")
     });
     // Standard input is closed: nothing is left to read or answer.
     runtime.shutdown_background();

@@ -434,3 +434,113 @@ fn a_long_memory_md_with_a_huge_budget_is_shown_whole() {
     run.assert_success();
     assert!(run.stdout.contains("- [i29999](i29999.md) — d\n"));
 }
+
+/// Points the cache folder at a path under a regular file: it can never be
+/// created, even by root (for whom `chmod` does not bind).
+fn block_cache(env: &mut TestEnv) {
+    let blocker = env.root().join("blocker");
+    std::fs::write(&blocker, "a file where a folder should be").unwrap();
+    env.set_var(
+        "MEMCTL_CACHE_DIR",
+        blocker.join("cache").display().to_string(),
+    );
+}
+
+#[test]
+fn hook_with_a_cache_folder_that_cannot_be_created_still_answers() {
+    let mut env = project();
+    env.remember(
+        "user-role",
+        "user",
+        "The user is a backend engineer",
+        "Explain React more.",
+    )
+    .assert_success();
+    block_cache(&mut env);
+    for turn in ["first", "second"] {
+        let run = hook(&env, &event(&env, "user-prompt-submit.json", |_| {}));
+        let added = added_context(&run, "UserPromptSubmit");
+        // Without session state the record is shown again: the price of
+        // the broken cache, said on standard error.
+        assert!(added.contains("id=\"prefer-pytest\""), "{turn}: {added}");
+        let warnings: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(warnings.len(), 1, "{turn}: {}", run.stderr);
+        assert!(
+            warnings[0].contains("warning: session state not saved")
+                && warnings[0].contains("blocker")
+                && warnings[0].contains("records may repeat"),
+            "{turn}: {}",
+            run.stderr
+        );
+    }
+    let compact = event(&env, "session-start.json", |e| {
+        e["source"] = Value::from("compact")
+    });
+    let run = hook(&env, &compact);
+    assert!(added_context(&run, "SessionStart").contains("memory-catalogue"));
+    assert!(
+        run.stderr.contains("session state not saved"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hook_with_a_read_only_cache_folder_still_answers() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = project();
+    let first = hook(&env, &event(&env, "user-prompt-submit.json", |_| {}));
+    assert!(added_context(&first, "UserPromptSubmit").contains("prefer-pytest"));
+    aged_record(
+        &env,
+        "pytest-markers",
+        "Slow tests carry the pytest marker slow",
+        "Mark slow tests with @pytest.mark.slow.",
+        0,
+    );
+    let cache = env.root().join("cache");
+    let sessions = cache.join("context-sessions");
+    for dir in [&cache, &sessions] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+    }
+    let probe = sessions.join("probe");
+    if std::fs::write(&probe, "").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        eprintln!(
+            "SKIPPED hook_with_a_read_only_cache_folder_still_answers: chmod 0500 does not bind (running as root)"
+        );
+        return;
+    }
+    let run = hook(&env, &event(&env, "user-prompt-submit.json", |_| {}));
+    for dir in [&cache, &sessions] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let added = added_context(&run, "UserPromptSubmit");
+    assert!(added.contains("id=\"pytest-markers\""), "{added}");
+    assert!(
+        !added.contains("id=\"prefer-pytest\""),
+        "the state saved before is still read: {added}"
+    );
+    assert!(
+        run.stderr.contains("session state not saved"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hook_with_no_writable_cache_or_temporary_folder_says_why_on_stderr() {
+    let mut env = project();
+    block_cache(&mut env);
+    let blocker = env.root().join("blocker");
+    env.set_var("TMPDIR", blocker.join("tmp").display().to_string());
+    let run = hook(&env, &event(&env, "user-prompt-submit.json", |_| {}));
+    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("cannot search the workspace store")
+            && run.stderr.contains("nothing was added"),
+        "{}",
+        run.stderr
+    );
+}

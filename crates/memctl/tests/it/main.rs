@@ -45,6 +45,7 @@ mod index;
 mod init;
 mod interactive;
 mod mcp;
+mod mcp_stdio;
 mod model_based;
 mod names;
 mod pre_commit;

@@ -116,7 +116,7 @@ pub(crate) struct RawSession {
 }
 
 impl RawSession {
-    fn start(env: &TestEnv) -> RawSession {
+    pub(crate) fn start(env: &TestEnv) -> RawSession {
         RawSession::start_with(env, &[])
     }
 
@@ -148,22 +148,37 @@ impl RawSession {
         session
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
+        self.send_raw(format!("{message}\n").as_bytes());
+    }
+
+    /// Sends `bytes` as they are (a line that is not JSON, say).
+    pub(crate) fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.child.stdin.as_mut().expect("stdin");
-        writeln!(stdin, "{message}").expect("the server reads");
+        stdin.write_all(bytes).expect("the server reads");
         stdin.flush().expect("the server reads");
     }
 
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    /// The next line the server writes, as it is written.
+    pub(crate) fn next_line(&mut self) -> String {
+        let mut line = String::new();
+        let read = self
+            .stdout
+            .read_line(&mut line)
+            .expect("the server answers");
+        assert!(read > 0, "the server closed its output");
+        line
+    }
+
+    /// The next message the server writes.
+    pub(crate) fn next_message(&mut self) -> Value {
+        serde_json::from_str(&self.next_line()).expect("JSON-RPC")
+    }
+
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let mut line = String::new();
-            let read = self
-                .stdout
-                .read_line(&mut line)
-                .expect("the server answers");
-            assert!(read > 0, "the server closed its output");
-            let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            let message = self.next_message();
             if message["id"] == json!(id) {
                 return message;
             }
@@ -186,12 +201,21 @@ impl RawSession {
     }
 
     /// Closes stdin and waits for the server to exit by itself.
-    pub(crate) fn close(mut self) -> std::process::ExitStatus {
+    pub(crate) fn close(self) -> std::process::ExitStatus {
+        self.close_with_stderr().0
+    }
+
+    /// [`RawSession::close`], and what the server wrote on standard error.
+    pub(crate) fn close_with_stderr(mut self) -> (std::process::ExitStatus, String) {
         drop(self.child.stdin.take());
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
+                let mut stderr = String::new();
+                if let Some(mut pipe) = self.child.stderr.take() {
+                    std::io::Read::read_to_string(&mut pipe, &mut stderr).expect("stderr");
+                }
+                return (status, stderr);
             }
             if started.elapsed() > Duration::from_secs(20) {
                 let _ = self.child.kill();
