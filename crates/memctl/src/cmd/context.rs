@@ -28,7 +28,7 @@ pub struct Ask<'a> {
     pub already_shown: HashSet<String>,
 }
 
-pub fn run(global: &GlobalArgs, _ui: &Ui, args: ContextArgs) -> anyhow::Result<Exit> {
+pub fn run(global: &GlobalArgs, ui: &Ui, args: ContextArgs) -> anyhow::Result<Exit> {
     if args.hook.is_some() {
         return Ok(super::context_hook::run(global, &args));
     }
@@ -44,6 +44,9 @@ pub fn run(global: &GlobalArgs, _ui: &Ui, args: ContextArgs) -> anyhow::Result<E
         already_shown: HashSet::new(),
     };
     let context = gather(global, &ask)?;
+    for warning in &context.warnings {
+        ui.warn(warning);
+    }
     let budget = args.budget.unwrap_or(DEFAULT_BUDGET);
     let out = if args.json {
         let context = render::fit(context, budget, &|c| {
@@ -73,7 +76,7 @@ pub fn gather(global: &GlobalArgs, ask: &Ask<'_>) -> anyhow::Result<Context> {
         }
     }
     if let Some(query) = ask.prompt.and_then(relevance::prompt_query) {
-        context.records = recall(&stores, &query, ask)?;
+        context.records = recall(&stores, &query, ask, &mut context.warnings)?;
     }
     Ok(context)
 }
@@ -105,6 +108,7 @@ fn recall(
     stores: &[ScopedStore],
     query: &mdindex::query::Query,
     ask: &Ask<'_>,
+    warnings: &mut Vec<String>,
 ) -> anyhow::Result<Vec<Recalled>> {
     let cache = mdindex::cache_dir_from_env();
     let candidates = (ask.max * 2).max(10);
@@ -125,6 +129,12 @@ fn recall(
                 scoped.store.root().display()
             )
         })?;
+        if let Some(why) = &outcome.temporary_index {
+            warnings.push(format!(
+                "the index of the {} store cannot be kept in the cache folder ({why}); answered from a temporary index, rebuilt for every prompt",
+                scoped.scope.as_str()
+            ));
+        }
         let relevant = outcome
             .hits
             .into_iter()

@@ -89,6 +89,12 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
                 already_shown: session.keys().map(str::to_string).collect(),
             };
             let context = fit(context::gather(global, &ask)?, args, name);
+            for warning in &context.warnings {
+                eprintln!(
+                    "memctl context --hook claude-code: warning: {}",
+                    ui::shown(warning)
+                );
+            }
             for record in &context.records {
                 session.mark_shown(context::key(record.scope, &record.id));
             }

@@ -464,11 +464,18 @@ fn hook_with_a_cache_folder_that_cannot_be_created_still_answers() {
         // the broken cache, said on standard error.
         assert!(added.contains("id=\"prefer-pytest\""), "{turn}: {added}");
         let warnings: Vec<&str> = run.stderr.lines().collect();
-        assert_eq!(warnings.len(), 1, "{turn}: {}", run.stderr);
+        assert_eq!(warnings.len(), 2, "{turn}: {}", run.stderr);
         assert!(
-            warnings[0].contains("warning: session state not saved")
+            warnings[0].contains("warning: the index of the workspace store cannot be kept")
                 && warnings[0].contains("blocker")
-                && warnings[0].contains("records may repeat"),
+                && warnings[0].contains("temporary index"),
+            "{turn}: {}",
+            run.stderr
+        );
+        assert!(
+            warnings[1].contains("warning: session state not saved")
+                && warnings[1].contains("blocker")
+                && warnings[1].contains("records may repeat"),
             "{turn}: {}",
             run.stderr
         );
