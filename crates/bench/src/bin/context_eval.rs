@@ -41,6 +41,7 @@ fn main() -> anyhow::Result<()> {
                     min_specificity: specificity,
                     min_coverage: coverage,
                     strong_specificity: strong,
+                    min_rarest: 0.0,
                 };
                 let f = context::figures(&dev, &threshold);
                 writeln!(
@@ -61,7 +62,7 @@ fn main() -> anyhow::Result<()> {
     if let Some((_, t)) = best {
         writeln!(
             out,
-            "\nBest on the dev half: min specificity {:.1}, min coverage {:.1}, strong specificity {:.1}. \
+            "\nBest on the dev half (no least rarest word): min specificity {:.1}, min coverage {:.1}, strong specificity {:.1}. \
              In use (`mdindex::relevance::THRESHOLD`): {:.1}, {:.1}, {:.1}.\n",
             t.min_specificity,
             t.min_coverage,
@@ -105,6 +106,8 @@ fn main() -> anyhow::Result<()> {
         &grown_judged,
         &chosen,
     )?;
+
+    rarest_sweep(&mut out, &judged, &judge(&grown, &prompts)?)?;
 
     writeln!(out, "\n## Misses with the threshold in use (all prompts)\n")?;
     for ((prompt, candidates), (_, passed)) in judged.iter().zip(&recalled) {
@@ -151,6 +154,34 @@ fn judge(store: &EvalStore, prompts: &[Prompt]) -> anyhow::Result<Judged> {
         .iter()
         .map(|p| Ok((p.clone(), store.judge(&p.text)?)))
         .collect()
+}
+
+/// The chosen threshold with other least specificities of the rarest word
+/// shared, on the fixture store and the grown one (full ranking).
+fn rarest_sweep(out: &mut String, judged: &Judged, grown: &Judged) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "\n## The rarest word shared (the threshold in use, other `min_rarest`)\n"
+    )?;
+    writeln!(
+        out,
+        "| min rarest | hit@5, all | quiet, all | hit@5, grown store | quiet, grown store |"
+    )?;
+    writeln!(out, "|---:|---:|---:|---:|---:|")?;
+    for min_rarest in [0.0, 0.2, 0.3, 0.4, 0.5, 0.6] {
+        let threshold = Threshold {
+            min_rarest,
+            ..relevance::THRESHOLD
+        };
+        let all = context::figures(judged, &threshold);
+        let big = context::figures(grown, &threshold);
+        writeln!(
+            out,
+            "| {min_rarest:.1} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            all.hit_at_5, all.quiet, big.hit_at_5, big.quiet
+        )?;
+    }
+    Ok(())
 }
 
 fn recall(store: &EvalStore, prompts: &[Prompt], threshold: &Threshold) -> anyhow::Result<Judged> {

@@ -14,8 +14,8 @@ use crate::text::Stemming;
 use crate::{Hit, Index};
 
 /// A word in fewer records than this costs the ranking little, so it is
-/// never left out of it: a store of a few thousand records ranks a prompt
-/// exactly as `memctl search` ranks it.
+/// never left out of it: a store of up to a few thousand records ranks a
+/// prompt exactly as `memctl search` ranks it.
 const COSTLY_ROWS: i64 = 1_000;
 
 /// One informative term of a query that the store holds, weighed.
@@ -46,13 +46,14 @@ impl Index {
     }
 
     /// At most `limit` records for a prompt's `query` whose evidence passes
-    /// `threshold`, best first, with their evidence. A record holding only
-    /// words whose shares together stay under the threshold's least
-    /// specificity cannot pass, so the most common words that fit under it
-    /// are left out of the ranking: when every word of the prompt is
-    /// common, nothing is ranked at all. The records that pass are those
-    /// [`Index::search`] and [`Index::evidence`] would pass; their order
-    /// leaves out what the common words would add to their scores.
+    /// `threshold`, best first, with their evidence. A record passes only
+    /// when it shares with the prompt a word rarer than
+    /// `threshold.min_rarest`, so the words more common than that are left
+    /// out of the ranking (when they are in at least [`COSTLY_ROWS`]
+    /// records; a prompt whose words could not make any record pass is not
+    /// ranked at all). The records that pass are those [`Index::search`] and
+    /// [`Index::evidence`] would pass; their order leaves out what the
+    /// common words would add to their scores.
     pub fn recall(
         &self,
         query: &Query,
@@ -173,6 +174,7 @@ impl Index {
                     idf_sum += weight.idf;
                     evidence.specificity += weight.share;
                     evidence.matched += 1;
+                    evidence.rarest = evidence.rarest.max(weight.share);
                 }
                 if weights.all_idf > 0.0 {
                     evidence.coverage = idf_sum / weights.all_idf;
@@ -225,13 +227,13 @@ fn tag_text(json: &str) -> String {
 }
 
 impl Weights {
-    /// `query` for the ranking of [`Index::recall`]: `None` when even a
-    /// record holding every term could not pass `threshold`; else without
-    /// its most common terms (those in at least `costly_rows` records)
-    /// whose shares add up to less than the threshold's least specificity,
-    /// since a record holding none of the other terms cannot pass. A phrase
-    /// stays when every word of it does. A query with required terms is
-    /// kept whole.
+    /// `query` for the ranking of [`Index::recall`]: `None` when no record
+    /// could pass `threshold` (the prompt's words together are not specific
+    /// enough, or none is rare enough); else without the terms in at least
+    /// `costly_rows` records that are too common to be the rare word a
+    /// record must share with the prompt: a record holding none of the other
+    /// terms cannot pass. A phrase stays when every word of it does. A query
+    /// with required terms is kept whole.
     fn deciding_query(
         &self,
         query: &Query,
@@ -239,27 +241,20 @@ impl Weights {
         costly_rows: i64,
     ) -> Option<Query> {
         let most = self.terms.iter().map(|w| w.share).sum::<f64>();
-        if most < threshold.min_specificity {
+        let rarest = self.terms.iter().map(|w| w.share).fold(0.0, f64::max);
+        let least = threshold.min_specificity.min(threshold.strong_specificity);
+        if most < least || rarest < threshold.min_rarest {
             return None;
         }
         if !query.must.is_empty() {
             return Some(query.clone());
         }
-        let mut costly: Vec<&TermWeight> = self
+        let left_out: HashSet<&Term> = self
             .terms
             .iter()
-            .filter(|w| w.rows >= costly_rows)
+            .filter(|w| w.rows >= costly_rows && w.share < threshold.min_rarest)
+            .map(|w| &w.term)
             .collect();
-        costly.sort_by(|a, b| a.share.total_cmp(&b.share));
-        let mut left_out_share = 0.0;
-        let mut left_out: HashSet<&Term> = HashSet::new();
-        for weight in costly {
-            if left_out_share + weight.share >= threshold.min_specificity {
-                break;
-            }
-            left_out_share += weight.share;
-            left_out.insert(&weight.term);
-        }
         let deciding =
             |term: &Term| !left_out.contains(term) && self.terms.iter().any(|w| w.term == *term);
         let holds_word = |unit: &Unit| {
@@ -420,7 +415,7 @@ mod tests {
         ) {
             let (_dir, index) = indexed(&records);
             let Some(query) = prompt_query(&text(&prompt)) else { return Ok(()) };
-            for threshold in [THRESHOLD, Threshold { min_specificity: 0.3, min_coverage: 0.0, strong_specificity: 1.0 }] {
+            for threshold in [THRESHOLD, Threshold { min_specificity: 0.3, min_coverage: 0.0, strong_specificity: 1.0, min_rarest: 0.5 }] {
                 let hits = index.search(&query, 100, &[]).unwrap();
                 let evidence = index.evidence(&query, &hits).unwrap();
                 let mut full: Vec<String> = hits
@@ -440,16 +435,15 @@ mod tests {
                 full.sort();
                 recalled.sort();
                 prop_assert_eq!(recalled, full);
-                // What the ranking left out could never make a record pass.
+                // What the ranking left out could never be the rare word a
+                // record must share with the prompt.
                 let weights = index.weigh(&query).unwrap();
                 if let Some(deciding) = weights.deciding_query(&query, &threshold, 0) {
-                    let left_out: f64 = weights
-                        .terms
-                        .iter()
-                        .filter(|w| !deciding.should.contains(&w.term))
-                        .map(|w| w.share)
-                        .sum();
-                    prop_assert!(left_out < threshold.min_specificity, "{left_out}");
+                    for weight in &weights.terms {
+                        if !deciding.should.contains(&weight.term) {
+                            prop_assert!(weight.share < threshold.min_rarest, "{}", weight.share);
+                        }
+                    }
                 }
             }
         }

@@ -39,32 +39,43 @@ pub struct Evidence {
     pub gap: f64,
     /// How many distinct query terms the record holds.
     pub matched: usize,
+    /// The specificity of the rarest query term the record holds (its IDF
+    /// over the store's largest IDF).
+    pub rarest: f64,
 }
 
-/// The least evidence a hit needs to be shown unasked: enough rare words
-/// making up enough of the prompt, or so many rare words that the rest of
-/// a long prompt (a pasted log) does not matter.
+/// The least evidence a hit needs to be shown unasked: one word of the
+/// prompt rare in the store, and enough rare words making up enough of the
+/// prompt, or so many rare words that the rest of a long prompt (a pasted
+/// log) does not matter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Threshold {
     pub min_specificity: f64,
     pub min_coverage: f64,
     /// Specificity at which coverage no longer counts.
     pub strong_specificity: f64,
+    /// The least specificity of the rarest word the record shares with the
+    /// prompt: many common words in common are not enough.
+    pub min_rarest: f64,
 }
 
 /// The threshold `memctl context` uses (see the module documentation).
+/// `min_rarest` 0.3 is a word in at most about 5% of a store of 10,000
+/// records: the ranking of a prompt need only read the rows of such words.
 pub const THRESHOLD: Threshold = Threshold {
     min_specificity: 1.2,
     min_coverage: 0.3,
     strong_specificity: 2.2,
+    min_rarest: 0.3,
 };
 
 impl Evidence {
     /// Whether this much evidence is enough under `threshold`.
     pub fn passes(&self, threshold: &Threshold) -> bool {
-        self.specificity >= threshold.strong_specificity
-            || (self.specificity >= threshold.min_specificity
-                && self.coverage >= threshold.min_coverage)
+        self.rarest >= threshold.min_rarest
+            && (self.specificity >= threshold.strong_specificity
+                || (self.specificity >= threshold.min_specificity
+                    && self.coverage >= threshold.min_coverage))
     }
 }
 
@@ -234,17 +245,19 @@ mod tests {
     }
 
     #[test]
-    fn evidence_passes_only_above_both_minimums() {
+    fn evidence_passes_only_above_every_minimum() {
         let t = Threshold {
             min_specificity: 1.0,
             min_coverage: 0.2,
             strong_specificity: 2.0,
+            min_rarest: 0.3,
         };
         let e = |specificity, coverage| Evidence {
             specificity,
             coverage,
             gap: 1.0,
             matched: 2,
+            rarest: 0.5,
         };
         assert!(e(1.5, 0.5).passes(&t));
         assert!(!e(0.9, 0.5).passes(&t));
@@ -253,5 +266,10 @@ mod tests {
             e(2.5, 0.05).passes(&t),
             "a long prompt with many rare words"
         );
+        let common_only = Evidence {
+            rarest: 0.25,
+            ..e(2.5, 1.0)
+        };
+        assert!(!common_only.passes(&t), "many common words and no rare one");
     }
 }
