@@ -141,25 +141,34 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
 /// forgotten, re-added with `--force` and forgotten again), which must keep
 /// forbidding its content: then beside it, named with the new content's hash.
 fn free_path(root: &Path, tombstone: &Tombstone) -> PathBuf {
-    let path = tombstone_path(root, &tombstone.id);
+    let [path, beside] = possible_paths(root, tombstone);
     match read_tombstone(&path) {
         Ok(earlier)
             if !earlier
                 .content_hash
                 .eq_ignore_ascii_case(&tombstone.content_hash) =>
         {
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let hash = tombstone
-                .content_hash
-                .get(..16)
-                .unwrap_or(&tombstone.content_hash);
-            path.with_file_name(format!("{stem}~{hash}.json"))
+            beside
         }
         _ => path,
     }
+}
+
+/// The two files [`write`] may have put `tombstone` in: its id's path, and
+/// the one beside it named with its content's hash. A forced re-add removes
+/// both, or the one beside would still refuse the id.
+pub fn possible_paths(root: &Path, tombstone: &Tombstone) -> [PathBuf; 2] {
+    let path = tombstone_path(root, &tombstone.id);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let hash = tombstone
+        .content_hash
+        .get(..16)
+        .unwrap_or(&tombstone.content_hash);
+    let beside = path.with_file_name(format!("{stem}~{hash}.json"));
+    [path, beside]
 }
 
 /// Fails unless `.tombstones` is missing or a real folder: a symlink there
