@@ -2,12 +2,18 @@
 //! against the real binary, in a store kept in git: `remember` (new records
 //! and updates, with and without `--force`), `forget`, hand edits (in place
 //! and by an editor's rename), hand renames and deletions, checkouts between
-//! two branches, the index deleted or corrupted, a watcher started and
-//! killed, a writer killed at a random moment, and `dream --yes`. After every step the
-//! files, `list --json`, `search --json` (every record's current text found,
-//! no stale text found) and `MEMORY.md` are compared with a small in-memory
-//! model of what the files should say. Failures shrink to a minimal sequence;
-//! those found are kept below as named regression tests.
+//! two branches, `git merge` of one branch into the other, the index deleted
+//! or corrupted, a watcher started and killed, a writer killed at a random
+//! moment, and `dream --yes`. After every step the files, `list --json`,
+//! `search --json` (every record's current text found, no stale text found)
+//! and `MEMORY.md` are compared with a small in-memory model of what the
+//! files should say: one model per branch, and one of the branches' merge
+//! base, from which a merge's outcome follows by git's three-way rule per
+//! record file (`model_based/merge.rs`). A merge that stops on conflicts is
+//! checked once as it stands (conflicted records out of `list`, `search` and
+//! `MEMORY.md`, reported by `check`, shown both ways by `show`, never
+//! rewritten), then resolved as a person would. Failures shrink to a minimal
+//! sequence; those found are kept below as named regression tests.
 //!
 //! `MEMCTL_MODEL_CASES` (default 12) and `MEMCTL_MODEL_STEPS` (default 15)
 //! run more: `MEMCTL_MODEL_CASES=200 cargo test -p memctl --test it model_based`.
@@ -472,6 +478,35 @@ fn merges_of_every_kind_in_a_fixed_sequence() {
         remember(1),
         Checkout,
         Merge { keep_theirs: 0 },
+    ]);
+}
+
+/// Merges where records go: forgotten on both sides (two tombstones of one
+/// id, of different versions, in conflict), deleted by hand on one side and
+/// edited on the other with the deletion kept, and a dream on one side.
+#[test]
+fn merges_of_forgets_deletions_and_dreams_in_a_fixed_sequence() {
+    use Op::*;
+    let remember = |slot| Remember { slot, force: false };
+    run(&[
+        remember(0),
+        remember(1),
+        remember(2),
+        Checkout,
+        Merge { keep_theirs: 0 },
+        remember(0),
+        Forget { slot: 0 },
+        Delete { slot: 1 },
+        Dream,
+        Checkout,
+        Forget { slot: 0 },
+        EditInPlace { slot: 1 },
+        Merge { keep_theirs: 0b011 },
+        remember(0),
+        remember(1),
+        Checkout,
+        Merge { keep_theirs: 0 },
+        remember(2),
     ]);
 }
 
