@@ -510,6 +510,26 @@ fn merges_of_forgets_deletions_and_dreams_in_a_fixed_sequence() {
     ]);
 }
 
+/// Found by the merges: two branches that forgot one record merge into a
+/// tombstone with conflict markers, which memctl read as no tombstone, so a
+/// `remember` without `--force` re-added the forgotten id.
+#[test]
+fn forgotten_on_both_branches_stays_refused_while_the_tombstone_is_in_conflict() {
+    use Op::*;
+    let remember = |slot| Remember { slot, force: false };
+    run(&[
+        remember(0),
+        Checkout,
+        Merge { keep_theirs: 0 },
+        remember(0),
+        Forget { slot: 0 },
+        Checkout,
+        Forget { slot: 0 },
+        Merge { keep_theirs: 1 },
+        remember(0),
+    ]);
+}
+
 /// Found by the merges: a forget of a record a merge kept beside its
 /// tombstone wrote a second tombstone beside the first; `remember --force`
 /// removed only the first, so the next `remember` was refused.

@@ -14,6 +14,7 @@ use std::fs;
 use super::check;
 use super::model::{Fact, Model};
 use super::world::{BRANCHES, World};
+use crate::env::Run;
 
 /// What a tombstone of an id is after the merge: known, or only what the
 /// files say (both sides changed the base's tombstones differently, so it
@@ -128,6 +129,7 @@ pub fn merge(world: &mut World, models: &mut [Model; 2], base: &mut Model, keep_
     );
     if !merged {
         check_conflicted_state(world, &models[ours], &foreseen);
+        check_conflicted_tombstones_refuse(world, &models[ours], &unmerged);
         resolve(world, &unmerged, keep_theirs);
     }
     let mut result = models[ours].clone();
@@ -219,10 +221,12 @@ fn check_conflicted_state(world: &mut World, ours: &Model, foreseen: &Foreseen) 
         }
     }
     for id in marked.keys() {
-        let body = World::body(&world.next_fact());
-        let args = ["remember", "--yes", "--force", "--type", "project"];
-        let run = world.env.run(&[&args[..], &["--name", id, &body]].concat());
-        assert_ne!(run.code, 0, "remember over a conflict\n{}", run.render());
+        let run = remember_new_version(world, id, true);
+        assert!(
+            run.code != 0 && run.stderr.contains("unresolved git merge conflict"),
+            "remember over a conflict\n{}",
+            run.render()
+        );
     }
     let hidden: Vec<&str> = foreseen
         .conflicts
@@ -250,6 +254,36 @@ fn check_conflicted_state(world: &mut World, ours: &Model, foreseen: &Foreseen) 
             String::from_utf8_lossy(&now)
         );
     }
+}
+
+/// A forgotten id stays refused while its tombstone is in conflict (both
+/// branches forgot it, or one forgot it again): exit 4, nothing written.
+fn check_conflicted_tombstones_refuse(world: &mut World, ours: &Model, unmerged: &[String]) {
+    let ids = unmerged
+        .iter()
+        .filter_map(|path| path.strip_prefix(".memory/.tombstones/"))
+        .filter_map(|name| name.split(['.', '~']).next());
+    for id in ids.filter(|id| ours.tombstoned.contains(*id)) {
+        if world.record_path(id).exists() {
+            // A record in conflict is refused for that first.
+            continue;
+        }
+        let run = remember_new_version(world, id, false);
+        run.assert_code(4);
+        assert!(!world.record_path(id).exists(), "{}", run.render());
+    }
+}
+
+fn remember_new_version(world: &mut World, id: &str, force: bool) -> Run {
+    let fact = world.next_fact();
+    let mut args = vec!["remember", "--yes", "--type", "project", "--name", id];
+    args.extend(["--description", &fact.description]);
+    if force {
+        args.push("--force");
+    }
+    let body = World::body(&fact);
+    args.push(&body);
+    world.env.run(&args)
 }
 
 fn check_shown_both_ways(world: &World, id: &str, ours: &Fact, theirs: &Fact) {
