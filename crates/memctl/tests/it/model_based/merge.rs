@@ -99,6 +99,7 @@ pub fn merge(world: &mut World, models: &mut [Model; 2], base: &mut Model, keep_
     let (ours, theirs) = (world.branch, 1 - world.branch);
     let foreseen = foresee(base, &models[ours], &models[theirs]);
     let other = BRANCHES[theirs];
+    let before = world.head();
     let (merged, said) = world.git_status(&[
         "merge",
         "--no-ff",
@@ -135,11 +136,12 @@ pub fn merge(world: &mut World, models: &mut [Model; 2], base: &mut Model, keep_
     let mut result = models[ours].clone();
     result.records = foreseen.clean.clone();
     for (id, (our_fact, their_fact)) in &foreseen.conflicts {
-        if let Some(fact) = if kept_theirs(keep_theirs, id) {
+        let kept = if kept_theirs(keep_theirs, id) {
             their_fact
         } else {
             our_fact
-        } {
+        };
+        if let Some(fact) = kept {
             result.records.insert(id.clone(), fact.clone());
         }
     }
@@ -153,8 +155,9 @@ pub fn merge(world: &mut World, models: &mut [Model; 2], base: &mut Model, keep_
         .map(|(id, _)| id.clone())
         .collect();
     // The union of both sides' MEMORY.md is no catalogue: the next memctl
-    // command must regenerate it, unless git had nothing to merge.
-    if !said.contains("Already up to date") {
+    // command must regenerate it, unless git had nothing to merge (and made
+    // no commit).
+    if world.head() != before {
         result.catalogs.clear();
     }
     *base = models[theirs].clone();

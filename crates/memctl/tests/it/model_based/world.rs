@@ -131,6 +131,13 @@ impl World {
         (output.status.success(), said)
     }
 
+    /// The commit checked out.
+    pub fn head(&self) -> String {
+        let (found, said) = self.git_status(&["rev-parse", "HEAD"]);
+        assert!(found, "git rev-parse HEAD: {said}");
+        said
+    }
+
     /// Commits the store as it is on the branch checked out.
     pub fn commit(&self) {
         self.git(&["add", "-A", ".memory"]);
