@@ -137,8 +137,8 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
 }
 
 /// Where `tombstone` goes: its id's path, unless a tombstone of other
-/// content is already there (`A.md` and `a.md` share an id key; an id
-/// forgotten, re-added with `--force` and forgotten again), which must keep
+/// content is already there (`A.md` and `a.md` share an id key; a record a
+/// merge kept beside its tombstone is forgotten again), which must keep
 /// forbidding its content: then beside it, named with the new content's hash.
 fn free_path(root: &Path, tombstone: &Tombstone) -> PathBuf {
     let [path, beside] = possible_paths(root, tombstone);

@@ -208,21 +208,18 @@ fn check_conflicted_state(world: &mut World, ours: &Model, foreseen: &Foreseen) 
             )
         })
         .collect();
-    if !marked.is_empty() {
-        let run = world.env.run(&["check", "--scope", "workspace"]);
-        run.assert_code(1);
-        for id in marked.keys() {
-            let report = format!("{id}.md:");
-            assert!(
-                run.stdout
-                    .lines()
-                    .any(|line| line.contains(&report)
-                        && line.contains("unresolved git merge conflict")),
-                "check does not report {id}\n{}",
-                run.render()
-            );
-        }
-    }
+    // A record kept while its tombstone came with the merge: the edit wins
+    // meanwhile, and `check` warns that it was also forgotten.
+    let beside_tombstone = foreseen.conflicts.iter().filter(|(id, sides)| {
+        (sides.0.is_none() || sides.1.is_none())
+            && matches!(foreseen.tombstones.get(*id), Some(Tombstone::Known(true)))
+    });
+    let mut reports: Vec<(String, &str)> = marked
+        .keys()
+        .map(|id| (format!("{id}.md:"), "unresolved git merge conflict"))
+        .collect();
+    reports.extend(beside_tombstone.map(|(id, _)| (format!("{id}.md:"), "also forgotten on")));
+    check_reports(world, &reports);
     for id in marked.keys() {
         let run = remember_new_version(world, id, true);
         assert!(
@@ -255,6 +252,24 @@ fn check_conflicted_state(world: &mut World, ours: &Model, foreseen: &Foreseen) 
             &now == bytes,
             "memctl rewrote the conflicted {id}.md:\n{}",
             String::from_utf8_lossy(&now)
+        );
+    }
+}
+
+/// `memctl check` exits 1 with a line naming each file and saying what of it.
+fn check_reports(world: &World, reports: &[(String, &str)]) {
+    if reports.is_empty() {
+        return;
+    }
+    let run = world.env.run(&["check", "--scope", "workspace"]);
+    run.assert_code(1);
+    for (file, what) in reports {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|line| line.contains(file.as_str()) && line.contains(what)),
+            "check does not say {file} {what}\n{}",
+            run.render()
         );
     }
 }
