@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::atomic;
 use crate::id::{id_key, is_windows_device_name};
+use crate::{atomic, conflict};
 
 /// The folder, relative to the store root, that holds tombstones.
 pub const TOMBSTONE_DIR: &str = ".tombstones";
@@ -137,29 +137,38 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
 }
 
 /// Where `tombstone` goes: its id's path, unless a tombstone of other
-/// content is already there (`A.md` and `a.md` share an id key; an id
-/// forgotten, re-added with `--force` and forgotten again), which must keep
+/// content is already there (`A.md` and `a.md` share an id key; a record a
+/// merge kept beside its tombstone is forgotten again), which must keep
 /// forbidding its content: then beside it, named with the new content's hash.
 fn free_path(root: &Path, tombstone: &Tombstone) -> PathBuf {
-    let path = tombstone_path(root, &tombstone.id);
+    let [path, beside] = possible_paths(root, tombstone);
     match read_tombstone(&path) {
         Ok(earlier)
             if !earlier
                 .content_hash
                 .eq_ignore_ascii_case(&tombstone.content_hash) =>
         {
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let hash = tombstone
-                .content_hash
-                .get(..16)
-                .unwrap_or(&tombstone.content_hash);
-            path.with_file_name(format!("{stem}~{hash}.json"))
+            beside
         }
         _ => path,
     }
+}
+
+/// The two files [`write`] may have put `tombstone` in: its id's path, and
+/// the one beside it named with its content's hash. A forced re-add removes
+/// both, or the one beside would still refuse the id.
+pub fn possible_paths(root: &Path, tombstone: &Tombstone) -> [PathBuf; 2] {
+    let path = tombstone_path(root, &tombstone.id);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let hash = tombstone
+        .content_hash
+        .get(..16)
+        .unwrap_or(&tombstone.content_hash);
+    let beside = path.with_file_name(format!("{stem}~{hash}.json"));
+    [path, beside]
 }
 
 /// Fails unless `.tombstones` is missing or a real folder: a symlink there
@@ -215,15 +224,46 @@ pub fn load_all(root: &Path) -> (Vec<Tombstone>, Vec<(PathBuf, String)>) {
         if is_dotfile {
             continue;
         }
-        match read_tombstone(&path) {
-            Ok(tombstone) => tombstones.push(tombstone),
+        match read_text(&path).map(|text| (parse_tombstone(&text), text)) {
             Err(reason) => problems.push((path, reason)),
+            Ok((Ok(tombstone), _)) => tombstones.push(tombstone),
+            Ok((Err(reason), text)) => {
+                let (sides, reason) = conflicted_sides(&text, reason);
+                tombstones.extend(sides);
+                problems.push((path, reason));
+            }
         }
     }
     (tombstones, problems)
 }
 
+/// A tombstone git left with conflict markers (two branches forgot one id):
+/// both sides' tombstones count, so that the id stays refused until a person
+/// resolves the file, and the problem says that it is a conflict.
+fn conflicted_sides(text: &str, reason: String) -> (Vec<Tombstone>, String) {
+    let Some((ours, theirs)) = conflict::sides(text) else {
+        return (Vec::new(), reason);
+    };
+    let lines: Vec<String> = conflict::marker_lines(text)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let sides = [ours, theirs]
+        .iter()
+        .filter_map(|side| parse_tombstone(&side.text).ok())
+        .collect();
+    let reason = format!(
+        "an unresolved git merge conflict (markers at lines {}): resolve it, then `git add` it; both sides' tombstones count meanwhile",
+        lines.join(", ")
+    );
+    (sides, reason)
+}
+
 fn read_tombstone(path: &Path) -> Result<Tombstone, String> {
+    parse_tombstone(&read_text(path)?)
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
     if path.extension().is_none_or(|e| e != "json") {
         return Err("not a tombstone: tombstones are .json files".to_string());
     }
@@ -241,8 +281,12 @@ fn read_tombstone(path: &Path) -> Result<Tombstone, String> {
     fs::File::open(path)
         .and_then(|file| file.take(MAX_TOMBSTONE_BYTES).read_to_string(&mut text))
         .map_err(|e| format!("cannot be read: {e}"))?;
+    Ok(text)
+}
+
+fn parse_tombstone(text: &str) -> Result<Tombstone, String> {
     let file: TombstoneFile =
-        serde_json::from_str(&text).map_err(|e| format!("invalid tombstone JSON: {e}"))?;
+        serde_json::from_str(text).map_err(|e| format!("invalid tombstone JSON: {e}"))?;
     if file.id.is_empty() {
         return Err("`id` is empty".to_string());
     }
@@ -329,6 +373,33 @@ mod tests {
         // The same content forgotten twice is one tombstone.
         write(store.path(), &tombstone("a", None, "lower body")).unwrap();
         assert_eq!(load_all(store.path()).0.len(), 2);
+    }
+
+    /// Issue 9 (found by the model-based test's merges): two branches
+    /// that both forgot an id merge into a tombstone with conflict markers,
+    /// which read as no tombstone, so the id could be re-added unforced.
+    #[test]
+    fn tombstone_left_with_git_conflict_markers_still_refuses_its_id() {
+        let store = tempfile::tempdir().unwrap();
+        let folder = store.path().join(TOMBSTONE_DIR);
+        fs::create_dir(&folder).unwrap();
+        let hashes = [content_hash("d", "ours"), content_hash("d", "theirs")];
+        let text = format!(
+            "{{\n  \"id\": \"r0\",\n<<<<<<< HEAD\n  \"forgotten_at\": \"2026-11-30T12:00:00Z\",\n  \"content_hash\": \"{}\"\n=======\n  \"forgotten_at\": \"2026-11-30T12:00:01Z\",\n  \"content_hash\": \"{}\"\n>>>>>>> left\n}}\n",
+            hashes[0], hashes[1]
+        );
+        fs::write(folder.join("r0.json"), text).unwrap();
+        let (all, problems) = load_all(store.path());
+        let found: Vec<&str> = all.iter().map(|t| t.content_hash.as_str()).collect();
+        assert_eq!(found, [hashes[0].as_str(), hashes[1].as_str()]);
+        assert!(find_match(&all, "R0", "").is_some());
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0]
+                .1
+                .starts_with("an unresolved git merge conflict (markers at lines 3, 6, 9)"),
+            "{problems:?}"
+        );
     }
 
     fn tombstone(id: &str, reason: Option<&str>, body: &str) -> Tombstone {

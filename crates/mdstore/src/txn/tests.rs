@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::write::tests::{NOW, candidate, options};
-use crate::write::{Candidate, Operation};
+use crate::write::{Candidate, Operation, WriteOptions};
 
 const WAIT: Duration = Duration::from_millis(200);
 
@@ -136,6 +136,54 @@ fn forget_writes_a_tombstone_removes_the_record_and_updates_memory_md() {
     assert!(!dir.path().join("ci.md").exists());
     assert!(crate::tombstone::tombstone_path(dir.path(), "ci").exists());
     assert!(!catalog_text(&store).contains("[ci]"));
+}
+
+/// Issue 9 (found by the model-based test's merges): a record kept by a
+/// merge beside its tombstone, forgotten again, left a second tombstone
+/// beside the first; `--force` removed only the first, so the id was
+/// refused again by the next write without `--force`.
+#[test]
+fn forced_re_add_removes_the_tombstone_written_beside_an_earlier_one() {
+    let (dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(&candidate("ci", "CI runs on push", "one"), &options(), None)
+        .unwrap();
+    txn.forget("ci", None, NOW.parse().unwrap()).unwrap();
+    txn.commit(&mut ());
+    // The merge brings the record back (the edit kept), tombstone and all.
+    fs::write(
+        dir.path().join("ci.md"),
+        "---\nname: ci\ndescription: CI runs nightly\ntype: project\n---\ntwo\n",
+    )
+    .unwrap();
+    let mut txn = begin(&store);
+    txn.forget("ci", None, NOW.parse().unwrap()).unwrap();
+    txn.commit(&mut ());
+    let tombstones = || {
+        fs::read_dir(dir.path().join(".tombstones"))
+            .unwrap()
+            .count()
+    };
+    assert_eq!(
+        tombstones(),
+        2,
+        "the second forget's tombstone is beside the first"
+    );
+
+    let forced = WriteOptions {
+        force: true,
+        ..options()
+    };
+    let mut txn = begin(&store);
+    txn.write(&candidate("ci", "CI runs hourly", "three"), &forced, None)
+        .unwrap();
+    txn.commit(&mut ());
+    assert_eq!(tombstones(), 0);
+    let mut txn = begin(&store);
+    let step = txn
+        .write(&candidate("ci", "CI runs daily", "four"), &options(), None)
+        .unwrap();
+    assert_eq!(step.outcome, Outcome::Saved { revision: 2 });
 }
 
 #[test]

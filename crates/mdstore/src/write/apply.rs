@@ -28,10 +28,12 @@ pub fn apply(store: &Store, view: &mut StoreView, plan: &Plan) -> io::Result<boo
     };
     atomic::write_file(&store.root().join(&plan.rel_path), text.as_bytes())?;
     let key = id::id_key(&plan.id);
-    if view.tombstones.iter().any(|t| id::id_key(&t.id) == key) {
-        atomic::remove_file(&tombstone::tombstone_path(store.root(), &plan.id))?;
-        view.tombstones.retain(|t| id::id_key(&t.id) != key);
+    for overridden in view.tombstones.iter().filter(|t| id::id_key(&t.id) == key) {
+        for path in tombstone::possible_paths(store.root(), overridden) {
+            atomic::remove_file(&path)?;
+        }
     }
+    view.tombstones.retain(|t| id::id_key(&t.id) != key);
     // From the text just written, not read back: the write is done, and
     // nothing after it may fail for a reason that was not checked before.
     view.upsert(Summary {

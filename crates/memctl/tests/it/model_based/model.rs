@@ -15,14 +15,18 @@ pub struct Fact {
 /// `MEMORY.md` as the model can predict it: `id → description`.
 pub type Catalog = BTreeMap<String, String>;
 
-/// One branch's worth of state: the records, the forgotten ids, and the
-/// catalogs `MEMORY.md` may be (more than one after a step whose outcome the
-/// test cannot know, such as a killed writer; the check pins it to one).
+/// One branch's worth of state: the records, the forgotten ids, the
+/// conflicted files, and the catalogs `MEMORY.md` may be (more than one
+/// after a step whose outcome the test cannot know, such as a killed writer;
+/// the check pins it to one).
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub records: BTreeMap<String, Fact>,
     pub tombstoned: BTreeSet<String>,
     pub catalogs: Vec<Catalog>,
+    /// Records a stopped merge left with conflict markers: files that are
+    /// no records until resolved, so absent from `records`.
+    pub conflicted: BTreeSet<String>,
 }
 
 impl Model {

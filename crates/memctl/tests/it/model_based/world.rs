@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use mdstore::{Store, WalkItem};
+use mdstore::{SkipReason, Skipped, Store, WalkItem};
 
 use super::model::{Catalog, Fact};
 use crate::env::TestEnv;
@@ -77,7 +77,9 @@ pub struct World {
 
 impl World {
     /// `memctl init`, then a git repository whose two branches both start
-    /// from the empty store.
+    /// from the empty store. `memctl init` runs again once the repository
+    /// exists, as docs/GIT.md tells a user to, so that the store's
+    /// `.gitattributes` lets merges union `MEMORY.md`.
     pub fn new() -> World {
         let world = World {
             env: TestEnv::new(),
@@ -86,12 +88,20 @@ impl World {
             next_version: 0,
         };
         world.git(&["init", "-q", "-b", BRANCHES[0]]);
+        world.env.run(&["init"]).assert_success();
         world.commit();
         world.git(&["branch", BRANCHES[1]]);
         world
     }
 
     pub fn git(&self, args: &[&str]) {
+        let (success, said) = self.git_status(args);
+        assert!(success, "git {args:?}: {said}");
+    }
+
+    /// Runs git, returning whether it succeeded and what it printed (stdout,
+    /// then stderr): a merge that stops on a conflict is not a failure here.
+    pub fn git_status(&self, args: &[&str]) -> (bool, String) {
         let home = self.env.root().join("home");
         let output = Command::new("git")
             .args([
@@ -113,11 +123,19 @@ impl World {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .output()
             .expect("git runs (the model-based test needs it)");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+        (output.status.success(), said)
+    }
+
+    /// The commit checked out.
+    pub fn head(&self) -> String {
+        let (found, said) = self.git_status(&["rev-parse", "HEAD"]);
+        assert!(found, "git rev-parse HEAD: {said}");
+        said
     }
 
     /// Commits the store as it is on the branch checked out.
@@ -178,16 +196,30 @@ impl World {
             .collect()
     }
 
-    /// What the record files say: `id → fact`, read with mdstore.
-    pub fn files(&self) -> BTreeMap<String, Fact> {
+    /// What the record files say: `id → fact`, read with mdstore; a file
+    /// left with git's conflict markers is no record, and only `conflicted`
+    /// ids may be.
+    pub fn files(&self, conflicted: &BTreeSet<String>) -> BTreeMap<String, Fact> {
         let store = Store::open(&self.env.store()).expect("the store opens");
         let mut facts = BTreeMap::new();
+        let mut marked = BTreeSet::new();
         for item in store.walk() {
-            let entry = match item {
-                WalkItem::Record(entry) => entry,
-                WalkItem::Skipped(skipped) => panic!("a file was skipped: {skipped:?}"),
+            let read = match item {
+                WalkItem::Record(entry) => store.read_entry(&entry),
+                WalkItem::Skipped(skipped) => Err(skipped),
             };
-            let record = store.read_entry(&entry).expect("a record file reads");
+            let record = match read {
+                Ok(record) => record,
+                Err(Skipped {
+                    rel_path,
+                    reason: SkipReason::Conflicted(_),
+                }) => {
+                    let stem = rel_path.file_stem().expect("a record file's name");
+                    marked.insert(stem.to_string_lossy().into_owned());
+                    continue;
+                }
+                Err(skipped) => panic!("a file was skipped: {skipped:?}"),
+            };
             let tokens = tokens_of(&record.body);
             assert!(
                 !tokens.is_empty(),
@@ -204,6 +236,7 @@ impl World {
                 },
             );
         }
+        assert_eq!(&marked, conflicted, "the files holding conflict markers");
         facts
     }
 
