@@ -1,143 +1,98 @@
-//! Which query terms a record holds, decided from the record's own text
-//! prepared as the index prepares it: asking the index instead ("does row
-//! 42 match `deploy`?") reads the word's whole list of rows each time, and a
-//! word most records contain has thousands.
+//! Which query terms each hit holds, decided by FTS5 itself on a small
+//! temporary table that holds only the hits' text (from `docs`, prepared
+//! as the index prepares it, under the index's tokenizer). Asking the index
+//! instead ("does row 42 match `deploy`?") read the word's whole list of
+//! rows each time, and a word most records contain has thousands; matching
+//! the text in our own code instead would have to copy every folding rule
+//! of FTS5's tokenizer (diacritics only on Latin letters, marks as
+//! separators elsewhere, final sigma), and got scripts wrong.
 
-use std::collections::HashSet;
-
-use crate::query::Spelling;
+use crate::error::{Result, SqliteContext};
 use crate::text;
+use crate::{Hit, Index};
 
-/// A pattern of index terms: a phrase, its last term a prefix when
-/// `prefix` is set.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Pattern {
-    terms: Vec<String>,
-    prefix: bool,
-}
-
-impl Pattern {
-    /// The pattern of one spelling of a query term, folded as FTS5's
-    /// tokenizer folds the query.
-    pub(crate) fn of(spelling: &Spelling) -> Pattern {
-        Pattern {
-            terms: index_terms(&spelling.tokens).collect(),
-            prefix: spelling.prefix,
+impl Index {
+    /// For each of `hits`, in order, which of `exprs` (FTS5 MATCH
+    /// expressions of the index's query language) its indexed text
+    /// matches; all `false` for a hit whose row went away meanwhile.
+    pub(crate) fn held_by_hits(&self, hits: &[Hit], exprs: &[String]) -> Result<Vec<Vec<bool>>> {
+        let path = &self.paths.db;
+        let tokenizer = text::TOKENIZER.replace('\'', "''");
+        self.conn
+            .execute_batch(&format!(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.held USING fts5 (
+                     id, name, description, tags, body, tokenize = '{tokenizer}'
+                 );
+                 DELETE FROM temp.held;"
+            ))
+            .at(path)?;
+        let mut row = self
+            .conn
+            .prepare_cached(
+                "SELECT id, name, description, tags, body FROM docs WHERE rel_path = ?1",
+            )
+            .at(path)?;
+        let mut insert = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO temp.held (rowid, id, name, description, tags, body)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .at(path)?;
+        for (at, hit) in hits.iter().enumerate() {
+            let Ok(rel) = hit.path.strip_prefix(self.store.root()) else {
+                continue;
+            };
+            let columns = row
+                .query_map([crate::rows::rel_key(rel)], |r| {
+                    Ok::<[String; 5], _>([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?])
+                })
+                .at(path)?
+                .next()
+                .transpose()
+                .at(path)?;
+            if let Some([id, name, description, tags, body]) = columns {
+                let [id, name, description, tags, body] =
+                    [id, name, description, tag_text(&tags), body].map(|c| text::index_text(&c));
+                insert
+                    .execute(rusqlite::params![
+                        at as i64,
+                        id,
+                        name,
+                        description,
+                        tags,
+                        body
+                    ])
+                    .at(path)?;
+            }
         }
-    }
-
-    /// The one index term this pattern is, if it is a single whole term.
-    pub(crate) fn single(&self) -> Option<&str> {
-        match self.terms.as_slice() {
-            [one] if !self.prefix => Some(one),
-            _ => None,
-        }
-    }
-
-    fn matches_at(&self, column: &[String], at: usize) -> bool {
-        let last = self.terms.len() - 1;
-        self.terms.iter().enumerate().all(|(i, term)| {
-            column.get(at + i).is_some_and(|found| {
-                if i == last && self.prefix {
-                    found.starts_with(term.as_str())
-                } else {
-                    found == term
+        let mut matching = self
+            .conn
+            .prepare_cached("SELECT rowid FROM temp.held WHERE held MATCH ?1")
+            .at(path)?;
+        let mut held = vec![vec![false; exprs.len()]; hits.len()];
+        for (term, expr) in exprs.iter().enumerate() {
+            let rows = matching
+                .query_map([expr], |r| r.get::<_, i64>(0))
+                .at(path)?;
+            for at in rows {
+                if let Some(hit) = usize::try_from(at.at(path)?)
+                    .ok()
+                    .and_then(|a| held.get_mut(a))
+                {
+                    hit[term] = true;
                 }
-            })
-        })
+            }
+        }
+        Ok(held)
     }
 }
 
-/// A record's indexed columns as index terms, in order.
-pub(crate) struct RecordTerms {
-    columns: Vec<Vec<String>>,
-    all: HashSet<String>,
-}
-
-impl RecordTerms {
-    /// The terms of a record whose indexed columns hold `columns` (the raw
-    /// text, as `docs` keeps it).
-    pub(crate) fn new(columns: &[&str]) -> RecordTerms {
-        let columns: Vec<Vec<String>> = columns
-            .iter()
-            .map(|column| index_terms(&text::index_text(column)).collect())
-            .collect();
-        let all = columns.iter().flatten().cloned().collect();
-        RecordTerms { columns, all }
-    }
-
-    /// Whether any of `patterns` (the spellings of one query term) occurs
-    /// within one column, as FTS5 would match it.
-    pub(crate) fn holds(&self, patterns: &[Pattern]) -> bool {
-        patterns.iter().any(|pattern| match pattern.single() {
-            Some(term) => self.all.contains(term),
-            None if pattern.terms.is_empty() => false,
-            None => self
-                .columns
-                .iter()
-                .any(|column| (0..column.len()).any(|at| pattern.matches_at(column, at))),
-        })
-    }
-}
-
-/// Prepared text split into index terms, folded as FTS5's `unicode61
-/// remove_diacritics 2` tokenizer folds them (prepared text separates
-/// terms with single spaces).
-fn index_terms(prepared: &str) -> impl Iterator<Item = String> + '_ {
-    prepared
-        .split(' ')
-        .filter(|piece| !piece.is_empty())
-        .map(text::fold)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::query;
-    use crate::text::Stemming;
-
-    fn patterns(words: &str) -> Vec<Pattern> {
-        let query = query::parse(words).unwrap();
-        let term = query.must.first().or(query.should.first()).unwrap();
-        query::spell(term, Stemming::English)
-            .iter()
-            .map(Pattern::of)
-            .collect()
-    }
-
-    fn record(body: &str) -> RecordTerms {
-        RecordTerms::new(&["an-id", "A name", "", "", body])
-    }
-
-    #[test]
-    fn a_stemmed_word_is_held_in_any_inflection() {
-        let record = record("We were Deploying on Fridays.");
-        assert!(record.holds(&patterns("deployments")));
-        assert!(record.holds(&patterns("friday")));
-        assert!(!record.holds(&patterns("release")));
-    }
-
-    #[test]
-    fn a_phrase_is_held_only_with_its_words_adjacent_in_one_column() {
-        let record = RecordTerms::new(&["id", "node", "", "", "js node.js"]);
-        assert!(record.holds(&patterns("\"node js\"")));
-        assert!(!record.holds(&patterns("\"js node js node\"")));
-        let split = RecordTerms::new(&["id", "node", "", "", "js"]);
-        assert!(!split.holds(&patterns("\"node js\"")), "across columns");
-    }
-
-    #[test]
-    fn a_prefix_matches_the_start_of_a_term() {
-        let record = record("kubernetes clusters");
-        assert!(record.holds(&patterns("kube*")));
-        assert!(!record.holds(&patterns("kubo*")));
-    }
-
-    #[test]
-    fn cjk_bigrams_and_accents_fold_as_the_index_folds_them() {
-        let record = record("部署流程 Café");
-        assert!(record.holds(&patterns("部署")));
-        assert!(record.holds(&patterns("cafe")));
-        assert!(!record.holds(&patterns("流部")));
-    }
+/// The tags column's text as it was indexed: `docs` keeps the tags as a
+/// JSON list (lower-cased, which the tokenizer's folding makes no
+/// difference to), the index their words.
+fn tag_text(json: &str) -> String {
+    serde_json::from_str::<Vec<String>>(json)
+        .map(|tags| tags.join(" "))
+        .unwrap_or_else(|_| json.to_string())
 }
