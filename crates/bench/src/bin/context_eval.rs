@@ -21,8 +21,19 @@ fn main() -> anyhow::Result<()> {
     let store = EvalStore::new(&fixtures, &[])?;
     let judged = judge(&store, &prompts)?;
     let dev: Judged = judged.iter().filter(|(p, _)| p.dev).cloned().collect();
+    let grown = EvalStore::new(&fixtures, &distractors())?;
 
     let mut out = String::new();
+    sweep(&mut out, &dev)?;
+    let recalled = figures_in_use(&mut out, &store, &grown, &prompts)?;
+    rarest_sweep(&mut out, &judged, &judge(&grown, &prompts)?)?;
+    misses(&mut out, &judged, &recalled)?;
+    print!("{out}");
+    Ok(())
+}
+
+/// The sweep of the three evidence minimums on the dev half, and the best.
+fn sweep(out: &mut String, dev: &Judged) -> anyhow::Result<()> {
     writeln!(
         out,
         "## Threshold sweep on the dev half ({} prompts)\n",
@@ -43,7 +54,7 @@ fn main() -> anyhow::Result<()> {
                     strong_specificity: strong,
                     min_rarest: 0.0,
                 };
-                let f = context::figures(&dev, &threshold);
+                let f = context::figures(dev, &threshold);
                 writeln!(
                     out,
                     "| {specificity:.1} | {coverage:.1} | {strong:.1} | {:.3} | {:.3} | {:.2} |",
@@ -73,9 +84,20 @@ fn main() -> anyhow::Result<()> {
         )?;
     }
 
-    // What `memctl context` shows: the recall path, whose ranking leaves
-    // out the words too common to decide.
-    let recalled = recall(&store, &prompts, &chosen)?;
+    Ok(())
+}
+
+/// The figures of what `memctl context` shows (the recall path, whose
+/// ranking leaves out the words too common to decide), by half, language
+/// and store; the judged prompts of the fixture store.
+fn figures_in_use(
+    out: &mut String,
+    store: &EvalStore,
+    grown: &EvalStore,
+    prompts: &[Prompt],
+) -> anyhow::Result<Judged> {
+    let chosen = relevance::THRESHOLD;
+    let recalled = recall(store, prompts, &chosen)?;
     let (dev_recalled, held_recalled): (Judged, Judged) =
         recalled.iter().cloned().partition(|(p, _)| p.dev);
     writeln!(out, "## Figures with the threshold in use\n")?;
@@ -84,33 +106,36 @@ fn main() -> anyhow::Result<()> {
         "| prompts | with a relevant record | hit@5 | without one | quiet | records shown |"
     )?;
     writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
-    row(&mut out, "dev half (tuned on)", &dev_recalled, &chosen)?;
-    row(&mut out, "held-out half", &held_recalled, &chosen)?;
-    row(&mut out, "all", &recalled, &chosen)?;
+    row(out, "dev half (tuned on)", &dev_recalled, &chosen)?;
+    row(out, "held-out half", &held_recalled, &chosen)?;
+    row(out, "all", &recalled, &chosen)?;
     for lang in ["en", "zh", "ja", "ko", "es", "de"] {
         let some: Judged = recalled
             .iter()
             .filter(|(p, _)| p.lang == lang)
             .cloned()
             .collect();
-        row(&mut out, &format!("all, {lang}"), &some, &chosen)?;
+        row(out, &format!("all, {lang}"), &some, &chosen)?;
     }
     let long: Judged = recalled.iter().filter(|(p, _)| p.long).cloned().collect();
-    row(&mut out, "all, long and noisy", &long, &chosen)?;
+    row(out, "all, long and noisy", &long, &chosen)?;
 
-    let grown = EvalStore::new(&fixtures, &distractors())?;
-    let grown_judged = recall(&grown, &prompts, &chosen)?;
+    let grown_judged = recall(grown, prompts, &chosen)?;
     row(
-        &mut out,
+        out,
         "all, store grown to 490 records",
         &grown_judged,
         &chosen,
     )?;
 
-    rarest_sweep(&mut out, &judged, &judge(&grown, &prompts)?)?;
+    Ok(recalled)
+}
 
+/// Every prompt the threshold in use gets wrong, with its top candidate.
+fn misses(out: &mut String, judged: &Judged, recalled: &Judged) -> anyhow::Result<()> {
+    let chosen = relevance::THRESHOLD;
     writeln!(out, "\n## Misses with the threshold in use (all prompts)\n")?;
-    for ((prompt, candidates), (_, passed)) in judged.iter().zip(&recalled) {
+    for ((prompt, candidates), (_, passed)) in judged.iter().zip(recalled) {
         let shown = context::shown(passed, &chosen);
         let hit = shown
             .iter()
@@ -145,7 +170,6 @@ fn main() -> anyhow::Result<()> {
             )?;
         }
     }
-    print!("{out}");
     Ok(())
 }
 
