@@ -103,15 +103,31 @@ impl Frontmatter {
     /// duplicates of the key, if a hand-written file has them, are dropped so
     /// that the value read back is the one set.
     pub fn set(&mut self, key: &str, value: FieldValue) {
-        self.block
-            .set(key, render_entry(key, &value, self.line_ending));
+        let raw = render_entry(key, &value, self.line_ending);
+        if self.yaml_lacks(key) {
+            self.block.append(key, raw);
+        } else {
+            self.block.set(key, raw);
+        }
         self.recheck();
     }
 
     /// Removes a key if present.
     pub fn remove(&mut self, key: &str) {
-        self.block.remove(key);
+        if !self.yaml_lacks(key) {
+            self.block.remove(key);
+        }
         self.recheck();
+    }
+
+    /// Whether the block is YAML without `key` at its top level: then a
+    /// line that looks like `key: …` is inside a string spanning lines (a
+    /// quoted scalar), part of someone's text, and is neither replaced nor
+    /// removed (found by fuzzing: the value set went into the string).
+    fn yaml_lacks(&self, key: &str) -> bool {
+        self.strict
+            && fields::yaml_keys(&self.block.render())
+                .is_some_and(|keys| !keys.iter().any(|k| k == key))
     }
 
     /// Writes every known key of `meta` (SPEC §2): each present one is set

@@ -102,15 +102,19 @@ impl Block {
                 self.entries[first].raw = raw;
                 self.remove_from(key, first + 1);
             }
-            None => {
-                let lead = std::mem::take(&mut self.tail);
-                self.entries.push(Entry {
-                    lead,
-                    key: key.to_string(),
-                    raw,
-                });
-            }
+            None => self.append(key, raw),
         }
+    }
+
+    /// Appends an entry for `key`, leaving any line that looks like one
+    /// where it is.
+    pub fn append(&mut self, key: &str, raw: String) {
+        let lead = std::mem::take(&mut self.tail);
+        self.entries.push(Entry {
+            lead,
+            key: key.to_string(),
+            raw,
+        });
     }
 
     pub fn remove(&mut self, key: &str) {

@@ -24,6 +24,14 @@ pub(super) fn is_strict(text: &str) -> bool {
     serde_saphyr::from_str::<Option<MapShape>>(text).is_ok()
 }
 
+/// The top-level keys of block text that is a YAML map with text keys;
+/// `None` otherwise.
+pub(super) fn yaml_keys(text: &str) -> Option<Vec<String>> {
+    serde_saphyr::from_str::<Option<std::collections::HashMap<String, IgnoredAny>>>(text)
+        .ok()
+        .map(|map| map.map(|m| m.into_keys().collect()).unwrap_or_default())
+}
+
 /// Reads `block`, whose text is `text` and whose first line is line
 /// `first_line` (1-based) of the file.
 pub(super) fn read(text: &str, block: &Block, key_lines: &[usize], first_line: usize) -> Reading {

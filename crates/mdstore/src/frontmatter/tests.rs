@@ -424,3 +424,39 @@ fn hostile_yaml_is_refused_not_followed() {
     );
     assert_eq!(parsed.meta.name.as_deref(), Some("a"));
 }
+
+/// A hand-written block whose quoted string spans lines that look like keys.
+const QUOTED_STRING_SPANNING_KEY_LINES: &str = "---
+title: 'A note that goes on
+description: not a key, part of the title
+expires: nor this'
+---
+body
+";
+
+#[test]
+fn a_value_set_went_into_a_quoted_string_that_mentions_its_key() {
+    // Found by fuzzing: `set` replaced the line inside the string, so the
+    // description read back was none.
+    let parsed = parse_ok(QUOTED_STRING_SPANNING_KEY_LINES);
+    assert_eq!(parsed.meta.description, None);
+    let mut changed = frontmatter(&parsed).clone();
+    changed.set("description", FieldValue::Text("set: here".to_string()));
+    let rendered = render(&changed, "body\n");
+    assert!(
+        rendered.contains("description: not a key, part of the title\n"),
+        "{rendered}"
+    );
+    assert_eq!(parse(&rendered).meta.description.as_deref(), Some("set: here"));
+}
+
+#[test]
+fn removing_a_key_left_a_quoted_string_that_mentions_it_whole() {
+    let parsed = parse_ok(QUOTED_STRING_SPANNING_KEY_LINES);
+    let mut changed = frontmatter(&parsed).clone();
+    changed.remove("expires");
+    assert_eq!(
+        render(&changed, "body\n"),
+        QUOTED_STRING_SPANNING_KEY_LINES
+    );
+}
