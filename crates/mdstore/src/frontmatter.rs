@@ -104,11 +104,21 @@ impl Frontmatter {
     /// that the value read back is the one set.
     pub fn set(&mut self, key: &str, value: FieldValue) {
         let raw = render_entry(key, &value, self.line_ending);
+        let mut edited = self.block.clone();
         if self.yaml_lacks(key) {
-            self.block.append(key, raw);
+            edited.append(key, raw);
         } else {
-            self.block.set(key, raw);
+            edited.set(key, raw.clone());
+            // A hand-written quote left open can close differently once a
+            // line is replaced, and swallow the new line into a string
+            // (found by fuzzing): the key then goes last instead.
+            if swallowed(&edited, key) {
+                edited = self.block.clone();
+                edited.remove(key);
+                edited.append(key, raw);
+            }
         }
+        self.block = edited;
         self.recheck();
     }
 
@@ -196,6 +206,11 @@ impl Frontmatter {
     fn recheck(&mut self) {
         self.strict = fields::is_strict(&self.block.render());
     }
+}
+
+/// Whether `block` is YAML whose top level has no `key`.
+fn swallowed(block: &Block, key: &str) -> bool {
+    fields::yaml_keys(&block.render()).is_some_and(|keys| !keys.iter().any(|k| k == key))
 }
 
 impl Default for Frontmatter {

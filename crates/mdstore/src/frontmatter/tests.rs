@@ -447,7 +447,10 @@ fn a_value_set_went_into_a_quoted_string_that_mentions_its_key() {
         rendered.contains("description: not a key, part of the title\n"),
         "{rendered}"
     );
-    assert_eq!(parse(&rendered).meta.description.as_deref(), Some("set: here"));
+    assert_eq!(
+        parse(&rendered).meta.description.as_deref(),
+        Some("set: here")
+    );
 }
 
 #[test]
@@ -455,8 +458,23 @@ fn removing_a_key_left_a_quoted_string_that_mentions_it_whole() {
     let parsed = parse_ok(QUOTED_STRING_SPANNING_KEY_LINES);
     let mut changed = frontmatter(&parsed).clone();
     changed.remove("expires");
+    assert_eq!(render(&changed, "body\n"), QUOTED_STRING_SPANNING_KEY_LINES);
+}
+
+#[test]
+fn a_value_set_over_a_line_that_closed_a_quote_left_open_was_swallowed_into_it() {
+    // Found by fuzzing: not YAML as written (the quote opened on line 2
+    // closes early on line 3), YAML once line 3 is replaced, and then the
+    // new line was inside line 2's string.
+    let text = "---\napplyTo: '**/\ndescription: 'old\ncreated: x'\n---\nbody\n";
+    let parsed = parse_ok(text);
+    assert_eq!(parsed.meta.description.as_deref(), Some("'old"));
+    let mut changed = frontmatter(&parsed).clone();
+    changed.set("description", FieldValue::Text("new: one".to_string()));
+    let rendered = render(&changed, "body\n");
     assert_eq!(
-        render(&changed, "body\n"),
-        QUOTED_STRING_SPANNING_KEY_LINES
+        parse(&rendered).meta.description.as_deref(),
+        Some("new: one"),
+        "{rendered}"
     );
 }
