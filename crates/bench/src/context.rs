@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use mdindex::query::Query;
 use mdindex::relevance::{self, Evidence, Threshold};
 use mdstore::Store;
 
@@ -89,16 +90,30 @@ impl EvalStore {
 
     /// The candidates for `prompt`, best first, with their evidence.
     pub fn judge(&self, prompt: &str) -> anyhow::Result<Vec<(String, Evidence)>> {
+        self.ask(prompt, &|store, cache, query| {
+            mdindex::search_store_with_evidence(store, cache, query, CANDIDATES, &mut |_| {})
+        })
+    }
+
+    /// What `memctl context` shows for `prompt` under `threshold`: the
+    /// records [`mdindex::recall_store`] passes, best first, with their
+    /// evidence (the words too common to decide left out of the ranking).
+    pub fn recall(
+        &self,
+        prompt: &str,
+        threshold: &Threshold,
+    ) -> anyhow::Result<Vec<(String, Evidence)>> {
+        self.ask(prompt, &|store, cache, query| {
+            mdindex::recall_store(store, cache, query, CANDIDATES, threshold, &mut |_| {})
+        })
+    }
+
+    /// The ids and evidence `search` gives for `prompt` as a query.
+    fn ask(&self, prompt: &str, search: &Search<'_>) -> anyhow::Result<Vec<(String, Evidence)>> {
         let Some(query) = relevance::prompt_query(prompt) else {
             return Ok(Vec::new());
         };
-        let outcome = mdindex::search_store_with_evidence(
-            &self.store,
-            &self.cache,
-            &query,
-            CANDIDATES,
-            &mut |_| {},
-        )?;
+        let outcome = search(&self.store, &self.cache, &query)?;
         Ok(outcome
             .hits
             .into_iter()
@@ -108,34 +123,8 @@ impl EvalStore {
     }
 }
 
-impl EvalStore {
-    /// What `memctl context` shows for `prompt` under `threshold`: the
-    /// records [`mdindex::recall_store`] passes, best first, with their
-    /// evidence (the words too common to decide left out of the ranking).
-    pub fn recall(
-        &self,
-        prompt: &str,
-        threshold: &Threshold,
-    ) -> anyhow::Result<Vec<(String, Evidence)>> {
-        let Some(query) = relevance::prompt_query(prompt) else {
-            return Ok(Vec::new());
-        };
-        let outcome = mdindex::recall_store(
-            &self.store,
-            &self.cache,
-            &query,
-            CANDIDATES,
-            threshold,
-            &mut |_| {},
-        )?;
-        Ok(outcome
-            .hits
-            .into_iter()
-            .map(|h| h.id)
-            .zip(outcome.evidence)
-            .collect())
-    }
-}
+/// One way of searching an evaluation store.
+type Search<'a> = dyn Fn(&Store, &Path, &Query) -> mdindex::Result<mdindex::SearchOutcome> + 'a;
 
 /// What one prompt brought under a threshold.
 pub fn shown<'a>(candidates: &'a [(String, Evidence)], threshold: &Threshold) -> Vec<&'a str> {
