@@ -17,6 +17,32 @@ impl Index {
     /// matches; all `false` for a hit whose row went away meanwhile.
     pub(crate) fn held_by_hits(&self, hits: &[Hit], exprs: &[String]) -> Result<Vec<Vec<bool>>> {
         let path = &self.paths.db;
+        self.fill_held_table(hits)?;
+        let mut matching = self
+            .conn
+            .prepare_cached("SELECT rowid FROM temp.held WHERE held MATCH ?1")
+            .at(path)?;
+        let mut held = vec![vec![false; exprs.len()]; hits.len()];
+        for (term, expr) in exprs.iter().enumerate() {
+            let rows = matching
+                .query_map([expr], |r| r.get::<_, i64>(0))
+                .at(path)?;
+            for at in rows {
+                if let Some(hit) = usize::try_from(at.at(path)?)
+                    .ok()
+                    .and_then(|a| held.get_mut(a))
+                {
+                    hit[term] = true;
+                }
+            }
+        }
+        Ok(held)
+    }
+
+    /// `temp.held` holding the indexed text of each of `hits`, its row the
+    /// hit's place.
+    fn fill_held_table(&self, hits: &[Hit]) -> Result<()> {
+        let path = &self.paths.db;
         let tokenizer = text::TOKENIZER.replace('\'', "''");
         self.conn
             .execute_batch(&format!(
@@ -66,25 +92,7 @@ impl Index {
                     .at(path)?;
             }
         }
-        let mut matching = self
-            .conn
-            .prepare_cached("SELECT rowid FROM temp.held WHERE held MATCH ?1")
-            .at(path)?;
-        let mut held = vec![vec![false; exprs.len()]; hits.len()];
-        for (term, expr) in exprs.iter().enumerate() {
-            let rows = matching
-                .query_map([expr], |r| r.get::<_, i64>(0))
-                .at(path)?;
-            for at in rows {
-                if let Some(hit) = usize::try_from(at.at(path)?)
-                    .ok()
-                    .and_then(|a| held.get_mut(a))
-                {
-                    hit[term] = true;
-                }
-            }
-        }
-        Ok(held)
+        Ok(())
     }
 }
 
