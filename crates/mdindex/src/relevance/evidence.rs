@@ -520,4 +520,16 @@ mod tests {
         // r23 has the tag `pytest` (the tags cycle through the words).
         assert_eq!(recalled, ["r40", "r23"]);
     }
+
+    #[test]
+    fn a_long_body_is_judged_as_fts5_judges_it_without_being_copied() {
+        let long = format!("{} zebrafish", "filler word ".repeat(3_000));
+        let texts = [long.as_str(), "zebrafish here", "filler only"];
+        assert!(long.len() > 16 * 1024);
+        let r = |n: &str, m| (n.to_string(), m);
+        assert_eq!(
+            matched(&texts, "zebrafish filler"),
+            vec![r("r0", 2), r("r1", 1), r("r2", 1)]
+        );
+    }
 }
