@@ -85,6 +85,19 @@ impl Index {
     /// ([`Index::sync`]) for an answer that reflects the files now. A query
     /// that would select every record is [`crate::query::QueryError::NothingToSearch`].
     pub fn search(&self, query: &Query, limit: usize, types: &[RecordType]) -> Result<Vec<Hit>> {
+        self.ranked(query, limit, types, Snippets::Made)
+    }
+
+    /// [`Index::search`], with every hit's snippet left empty when
+    /// `snippets` says so: a snippet stems its whole body, and `memctl
+    /// context` shows none.
+    pub(crate) fn ranked(
+        &self,
+        query: &Query,
+        limit: usize,
+        types: &[RecordType],
+        snippets: Snippets,
+    ) -> Result<Vec<Hit>> {
         query.ensure_selective(types)?;
         let path = &self.paths.db;
         let mut params: Vec<Value> = Vec::new();
@@ -150,12 +163,12 @@ impl Index {
             .at(path)?;
         let mut hits = Vec::new();
         for row in rows {
-            hits.push(self.hit(row.at(path)?, query, now));
+            hits.push(self.hit(row.at(path)?, query, now, snippets));
         }
         Ok(hits)
     }
 
-    fn hit(&self, row: Row, query: &Query, now_ns: i128) -> Hit {
+    fn hit(&self, row: Row, query: &Query, now_ns: i128, snippets: Snippets) -> Hit {
         let updated = row
             .updated_ns
             .and_then(|ns| Timestamp::from_nanosecond(i128::from(ns)).ok());
@@ -170,7 +183,10 @@ impl Index {
             &row.body
         };
         Hit {
-            snippet: snippet::make(snippet_source, query, SNIPPET_CHARS),
+            snippet: match snippets {
+                Snippets::Made => snippet::make(snippet_source, query, SNIPPET_CHARS),
+                Snippets::Left => Snippet::default(),
+            },
             path: self.store.root().join(&row.rel_path),
             id: row.id,
             name: row.name,
@@ -183,6 +199,13 @@ impl Index {
             source: row.source,
         }
     }
+}
+
+/// Whether hits get their snippets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Snippets {
+    Made,
+    Left,
 }
 
 struct Row {

@@ -9,6 +9,7 @@ use super::{Evidence, Threshold, idf, informative_terms};
 use crate::db::BACKGROUND_DOCS;
 use crate::error::{Result, SqliteContext};
 use crate::query::{self, Query, Term, Unit};
+use crate::search::Snippets;
 use crate::text::Stemming;
 use crate::{Hit, Index};
 
@@ -83,7 +84,8 @@ impl Index {
         // The deciding ranking orders records without the common words'
         // part of their scores, so a record the full ranking puts first can
         // tie with others here: more candidates than places are judged.
-        let hits = self.search(&deciding, limit.saturating_mul(CANDIDATES_PER_PLACE), &[])?;
+        let candidates = limit.saturating_mul(CANDIDATES_PER_PLACE);
+        let hits = self.ranked(&deciding, candidates, &[], Snippets::Left)?;
         let evidence = self.evidence_by(&weights, &hits)?;
         Ok(hits
             .into_iter()
