@@ -101,7 +101,8 @@ impl Frontmatter {
 
     /// Sets a key: replaced where it stands, or appended at the end. Later
     /// duplicates of the key, if a hand-written file has them, are dropped so
-    /// that the value read back is the one set.
+    /// that the value read back is the one set; a line that only looks like
+    /// the key, inside a string, is left alone.
     pub fn set(&mut self, key: &str, value: FieldValue) {
         let raw = render_entry(key, &value, self.line_ending);
         let mut edited = self.block.clone();
@@ -135,9 +136,7 @@ impl Frontmatter {
     /// quoted scalar), part of someone's text, and is neither replaced nor
     /// removed (found by fuzzing: the value set went into the string).
     fn yaml_lacks(&self, key: &str) -> bool {
-        self.strict
-            && fields::yaml_keys(&self.block.render())
-                .is_some_and(|keys| !keys.iter().any(|k| k == key))
+        self.strict && swallowed(&self.block, key)
     }
 
     /// Writes every known key of `meta` (SPEC §2): each present one is set
