@@ -207,7 +207,7 @@ impl Weights {
     /// enough, or none is rare enough); else without the terms in at least
     /// `costly_rows` records that are too common to be the rare word a
     /// record must share with the prompt: a record holding none of the other
-    /// terms cannot pass. A phrase stays when every word of it does. A query
+    /// terms cannot pass. A phrase stays unless a word of it is left out. A query
     /// with required terms is kept whole.
     fn deciding_query(
         &self,
