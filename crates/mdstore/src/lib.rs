@@ -30,6 +30,7 @@ pub mod frontmatter;
 pub mod guard;
 pub mod hash;
 pub mod id;
+pub mod invisible;
 pub mod lock;
 pub mod record;
 pub mod store;

@@ -55,4 +55,5 @@ mod remember;
 mod search;
 mod secrets;
 mod status;
+mod trojan_source;
 mod watch;
