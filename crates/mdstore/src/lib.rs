@@ -32,6 +32,7 @@ pub mod hash;
 pub mod id;
 pub mod invisible;
 pub mod lock;
+pub mod markdown;
 pub mod record;
 pub mod store;
 pub mod tombstone;
