@@ -13,10 +13,10 @@
 mod budget;
 mod correction;
 mod exact;
-mod expired;
+pub(crate) mod expired;
 mod merge;
 mod near;
-mod terms;
+pub(crate) mod terms;
 
 use jiff::Timestamp;
 

@@ -15,7 +15,6 @@ use mdstore::guard::secrets::secret_note;
 use crate::plan::{PLAN_VERSION, Plan, RecordRef, Scope};
 use crate::records::DreamRecord;
 
-pub use facts::normalize_fact;
 pub use plan_wide::max_removals;
 
 /// Limits a plan must respect.
