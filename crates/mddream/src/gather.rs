@@ -11,7 +11,7 @@
 //! the near-duplicate threshold.
 
 mod budget;
-mod correction;
+pub(crate) mod correction;
 mod exact;
 pub(crate) mod expired;
 mod merge;
