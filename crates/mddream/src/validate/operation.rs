@@ -254,6 +254,13 @@ pub(super) fn check_reason(index: usize, reason: &str) -> Result<(), Rejection> 
         ))
     } else if reason.chars().any(char::is_control) {
         Some(format!("{} holds a control character", shown(reason)))
+    } else if let Some((_, c, kind)) = mdstore::invisible::first_hidden_format_char(reason) {
+        Some(format!(
+            "{} holds U+{:04X}, {}",
+            shown(reason),
+            u32::from(c),
+            kind.describe()
+        ))
     } else {
         mdstore::guard::secrets::secret_note(reason)
             .map(|note| format!("{note}; it would be kept in a tombstone"))
