@@ -11,12 +11,12 @@
 //! the near-duplicate threshold.
 
 mod budget;
-mod correction;
+pub(crate) mod correction;
 mod exact;
-mod expired;
+pub(crate) mod expired;
 mod merge;
 mod near;
-mod terms;
+pub(crate) mod terms;
 
 use jiff::Timestamp;
 

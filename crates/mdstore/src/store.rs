@@ -568,6 +568,10 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
             ));
         }
     }
+    let body_line = 1 + text[..parsed.body_offset.min(text.len())]
+        .matches('\n')
+        .count();
+    problems.extend(crate::invisible::problems(&meta, &body, body_line));
     meta.name = Some(stem.to_string());
     if meta.description.is_none() {
         meta.description =

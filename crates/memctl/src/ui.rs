@@ -259,14 +259,17 @@ pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 }
 
 /// serde_json escapes C0 control characters but writes DEL and C1 (U+0080
-/// to U+009F, of which U+009B is a terminal's CSI) raw; they are escaped as
-/// `\u` too, which JSON readers decode to the same text (SPEC §2: never raw
-/// to a terminal).
+/// to U+009F, of which U+009B is a terminal's CSI) and format characters
+/// (bidi controls, zero-width and tag characters: `mdstore::invisible`) raw;
+/// they are escaped as `\u` too, which JSON readers decode to the same text
+/// (SPEC §2: never raw to a terminal).
 pub fn escape_json_controls(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&c) {
-            out += &format!("\\u{:04x}", u32::from(c));
+        if ('\u{7f}'..='\u{9f}').contains(&c) || mdstore::invisible::is_format(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out += &format!("\\u{unit:04x}");
+            }
         } else {
             out.push(c);
         }
@@ -278,12 +281,14 @@ pub fn escape_json_controls(json: &str) -> String {
 mod tests {
     #[test]
     fn json_escapes_del_and_c1() {
-        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}"});
+        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}\u{202e}d\u{e0069}"});
         let raw = serde_json::to_string_pretty(&value).unwrap();
         assert!(raw.contains('\u{9b}'), "serde_json writes C1 raw: {raw:?}");
         let escaped = escape_json_controls(&raw);
         assert!(
-            escaped.chars().all(|c| c == '\n' || !c.is_control()),
+            escaped
+                .chars()
+                .all(|c| c == '\n' || !(c.is_control() || mdstore::invisible::is_format(c))),
             "{escaped:?}"
         );
         let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();

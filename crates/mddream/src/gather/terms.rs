@@ -1,84 +1,43 @@
-//! The text gathering compares. Facts (body lines) are normalised as
-//! DREAM-API says (case, whitespace, list markers, emphasis); terms are the
-//! search index's own (`mdindex::text`: NFKC, English stems, CJK bigrams),
-//! with value tokens marked: numbers, versions, dates, paths, identifiers
-//! and names (a capitalised word inside a sentence, a word in backticks).
-//! Masking values makes "Node 18" and "Node 22" the same sentence, which
-//! is what a correction is.
+//! The text gathering compares. Facts are the lines a reader sees, read
+//! as Markdown and folded by `mdstore::markdown` (the one definition of a
+//! fact: struck, commented and hidden text is no fact); terms are the
+//! search index's own (`mdindex::text`: NFKC, English stems, CJK bigrams)
+//! of that live text, with value tokens marked: numbers, versions, dates,
+//! paths, identifiers and names (a capitalised word inside a sentence, a
+//! word in backticks). Masking values makes "Node 18" and "Node 22" the
+//! same sentence, which is what a correction is.
 
 use std::ops::Range;
 
 use mdindex::text::{Segment, index_text, is_cjk, normalize, segments};
+use mdstore::markdown;
 
 use crate::records::DreamRecord;
 
-/// A record's description and body, the text every gatherer compares.
+/// A record's description and the live text of its body (struck,
+/// commented and hidden text left out), the text every gatherer compares.
 pub(crate) fn record_text(record: &DreamRecord) -> String {
     let meta = &record.record.meta;
     format!(
         "{}\n{}",
         meta.description.as_deref().unwrap_or(""),
-        record.record.body
+        markdown::live_text(&record.record.body)
     )
 }
 
-/// One body line as a fact: NFKC, trimmed, case-folded, whitespace
-/// collapsed, without heading, quote and list markers, checkboxes or
-/// emphasis. Empty when the line holds no text.
-pub(crate) fn normalise_fact(line: &str) -> String {
-    let text = normalize(line);
-    let mut rest = text.trim();
-    loop {
-        let before = rest;
-        rest = rest.trim_start_matches(['#', '>']).trim_start();
-        for marker in ["- ", "* ", "+ ", "[ ] ", "[x] ", "[X] "] {
-            rest = rest.strip_prefix(marker).unwrap_or(rest).trim_start();
-        }
-        rest = strip_number_marker(rest);
-        if rest == before {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(rest.len());
-    for word in rest.split_whitespace() {
-        let word: String = word.chars().filter(|c| !matches!(c, '*' | '`')).collect();
-        let word = word.trim_matches('_').replace("~~", "");
-        if word.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(word.chars().flat_map(char::to_lowercase));
-    }
-    out
+/// A one-line text (a description) as a fact.
+pub(crate) fn text_fact(text: &str) -> String {
+    let facts: Vec<String> = markdown::facts(text).into_iter().map(|(_, f)| f).collect();
+    facts.join(" ")
 }
 
-/// `1. text` or `1) text` → `text`.
-fn strip_number_marker(line: &str) -> &str {
-    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 {
-        return line;
-    }
-    let rest = &line[digits..];
-    match rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-        Some(rest) => rest.trim_start(),
-        None => line,
-    }
-}
-
-/// The facts of a body, in order, empty lines left out.
-pub(crate) fn facts(body: &str) -> impl Iterator<Item = String> + '_ {
-    body.lines().map(normalise_fact).filter(|f| !f.is_empty())
-}
-
-/// The exact-duplicate key: the normalised description and facts. `None`
+/// The exact-duplicate key: the description's and the body's facts. `None`
 /// for a record with no text at all.
 pub(crate) fn exact_key(record: &DreamRecord) -> Option<String> {
     let meta = &record.record.meta;
-    let mut key = normalise_fact(meta.description.as_deref().unwrap_or(""));
+    let mut key = text_fact(meta.description.as_deref().unwrap_or(""));
     let mut any = !key.is_empty();
-    for fact in facts(&record.record.body) {
+    for (_, fact) in markdown::facts(&record.record.body) {
         key.push('\n');
         key.push_str(&fact);
         any = true;
@@ -347,19 +306,44 @@ pub(crate) fn mix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
 
+    fn record(description: &str, body: &str) -> DreamRecord {
+        let text = format!("---\nname: r\ndescription: {description}\ntype: user\n---\n{body}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("r.md"), text).unwrap();
+        let store = mdstore::Store::open(dir.path()).unwrap();
+        DreamRecord {
+            scope: crate::plan::Scope::Workspace,
+            record: store.read_record("r.md".as_ref()).unwrap(),
+        }
+    }
+
+    /// `gather::terms` deleted `~~`, so a struck-through fact read as the
+    /// fact itself: two records, one striking what the other says, were
+    /// exact duplicates.
     #[test]
-    fn facts_lose_markers_emphasis_case_and_spacing() {
+    fn a_struck_fact_was_read_as_the_fact_itself() {
+        let said = record("Package manager", "- we use npm\n");
+        let struck = record("Package manager", "- ~~we use npm~~\n- we use pnpm\n");
+        assert_ne!(exact_key(&said), exact_key(&struck));
         assert_eq!(
-            normalise_fact("  - Use **pnpm**,   NEVER `npm`. "),
-            "use pnpm, never npm."
+            exact_key(&struck).as_deref(),
+            Some("package manager\nwe use pnpm")
         );
-        assert_eq!(normalise_fact("1. [x] _done_ ~~old~~"), "done old");
-        assert_eq!(normalise_fact("## ＰＮＰＭ only"), "pnpm only");
+        let commented = record("Package manager", "<!-- we use npm -->\n");
+        assert_eq!(exact_key(&commented).as_deref(), Some("package manager"));
+        assert!(!record_text(&struck).contains("use npm"));
+    }
+
+    #[test]
+    fn facts_lose_markup_case_and_spacing() {
+        let a = record(
+            "d",
+            "  - Use **pnpm**,   NEVER `npm`. \n1. [x] _done_\n## ＰＮＰＭ only\n",
+        );
         assert_eq!(
-            normalise_fact("snake_case_name stays"),
-            "snake_case_name stays"
+            exact_key(&a).as_deref(),
+            Some("d\nuse pnpm, never npm\ndone\npnpm only")
         );
-        assert_eq!(normalise_fact(" \t "), "");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::plan::{
 };
 use crate::records::DreamRecord;
 
+mod hostile;
 mod reason;
 
 pub(crate) fn record(scope: Scope, id: &str, source: Source, body: &str) -> DreamRecord {

@@ -59,6 +59,9 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
     if args.auto {
         plan = auto::unattended(plan);
     }
+    // A model may name `Pytest-A` for `pytest-a`: what is shown, validated
+    // and applied names the store's record.
+    validate::resolve_ids(&mut plan, &oriented.records);
     let options = ValidateOptions {
         max_delete_pct: args.max_delete_pct,
     };
@@ -202,9 +205,10 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -
         mddream::plan::Origin::Model => "the model's plan",
     };
     // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
-    let exit = match rejection.kind {
-        validate::Rule::LowerTrust | validate::Rule::Revision => Exit::Conflict,
-        _ => Exit::BadInput,
+    let exit = if rejection.kind.is_conflict() {
+        Exit::Conflict
+    } else {
+        Exit::BadInput
     };
     let hint = match (rejection.kind, plan.origin) {
         (validate::Rule::RemovalLimit, _) => format!(
