@@ -1,6 +1,6 @@
 /*!
 What the benchmark and evaluation programs share with their tests: the
-retrieval evaluation ([`eval`]), run by
+retrieval evaluation ([`eval`], [`other_words`]), run by
 `src/bin/retrieval_eval.rs` to write docs/RETRIEVAL.md; and the relevance
 evaluation of `memctl context` ([`context`], [`sets`], [`binary`],
 [`report`], [`sweep`]), run by `src/bin/context_eval.rs`,
@@ -11,6 +11,7 @@ evaluation of `memctl context` ([`context`], [`sets`], [`binary`],
 pub mod binary;
 pub mod context;
 pub mod eval;
+pub mod other_words;
 pub mod report;
 pub mod sets;
 pub mod sweep;
