@@ -112,6 +112,9 @@ impl BinaryStore {
     }
 
     fn run(&self, args: &[&str]) -> anyhow::Result<Output> {
+        if let Some(arg) = args.iter().find(|a| a.contains('\0')) {
+            bail!("{arg:?} holds a NUL byte, which no command-line argument can carry");
+        }
         let root = self.dir.path();
         let output = Command::new(&self.exe)
             .env_clear()
@@ -281,6 +284,11 @@ mod tests {
             assert_eq!(searched.ids(), ["deploy-freeze"], "{prompt:?}");
             store.context(prompt, None).unwrap();
         }
+        let nul = format!("{:#}", store.context("deploys\0Fridays", None).unwrap_err());
+        assert!(
+            nul.contains("NUL") && nul.contains("deploys\\0Fridays"),
+            "{nul}"
+        );
         // Provenance files are not copied: they are no part of the user's folder.
         assert_eq!(
             store.search("zanzibar", SHOWN).unwrap(),

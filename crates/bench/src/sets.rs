@@ -178,7 +178,12 @@ pub fn label_problems(set: &LabelledSet) -> Vec<String> {
     for (at, prompt) in set.prompts.iter().enumerate() {
         let mut say = |what: String| problems.push(format!("{} prompt {at}: {what}", set.name));
         for id in &prompt.relevant {
-            if !set.store.join(format!("{id}.md")).is_file() {
+            let inside = Path::new(id)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside {
+                say(format!("`relevant` names {id:?}, a path out of the store"));
+            } else if !set.store.join(format!("{id}.md")).is_file() {
                 say(format!(
                     "`relevant` names {id:?}, no record of {}",
                     set.store.display()
@@ -196,6 +201,9 @@ pub fn label_problems(set: &LabelledSet) -> Vec<String> {
         }
         if prompt.text.trim().is_empty() {
             say("an empty prompt".into());
+        }
+        if prompt.text.contains('\0') {
+            say("a NUL byte, which no command-line argument can carry to the binary".into());
         }
         if prompt.lang.trim().is_empty() {
             say("an empty `lang`".into());
@@ -245,7 +253,8 @@ mod tests {
             r#"[{"prompt": "how do we deploy", "relevant": ["deploy"], "lang": "en", "kind": "direct"},
                 {"prompt": "rename this", "relevant": ["deploy"], "lang": "en", "kind": "negative"},
                 {"prompt": "how do we deploy", "relevant": ["deploy\u202e"], "lang": "en", "kind": "paraphrase"},
-                {"prompt": " ", "relevant": [], "lang": "", "kind": "direct"}]"#,
+                {"prompt": " ", "relevant": [], "lang": "", "kind": "direct"},
+                {"prompt": "a\u0000b", "relevant": ["../store/deploy"], "lang": "en", "kind": "direct"}]"#,
         )
         .unwrap();
         let set = set("t".into(), Role::Own, store, file).unwrap();
@@ -261,7 +270,9 @@ mod tests {
                 "t prompt 2",
                 "t prompt 3",
                 "t prompt 3",
-                "t prompt 3"
+                "t prompt 3",
+                "t prompt 4",
+                "t prompt 4"
             ],
             "{problems:#?}"
         );
@@ -272,6 +283,12 @@ mod tests {
             problems[1]
         );
         assert!(problems[2].contains("the same prompt"));
+        assert!(
+            problems[6].contains("a path out of the store"),
+            "{}",
+            problems[6]
+        );
+        assert!(problems[7].contains("NUL"), "{}", problems[7]);
     }
 
     #[test]

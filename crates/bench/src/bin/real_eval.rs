@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use anyhow::Context as _;
 use mdindex::relevance::THRESHOLD;
 use memctl_bench::binary::{self, Answer, BinaryStore};
 use memctl_bench::context::{EvalStore, SHOWN};
@@ -101,11 +102,12 @@ fn measure(exe: &Path, set: &LabelledSet, agreement: &mut Agreement) -> anyhow::
     let mut outcomes = Vec::new();
     for (at, prompt) in set.prompts.iter().enumerate() {
         let name = format!("{} prompt {at}", set.name);
-        let search = binary.search(&prompt.text, SHOWN)?;
-        let context = binary.context(&prompt.text, None)?;
-        let library_search = library.search(&prompt.text, SHOWN)?;
+        let search = binary.search(&prompt.text, SHOWN).context(name.clone())?;
+        let context = binary.context(&prompt.text, None).context(name.clone())?;
+        let library_search = library.search(&prompt.text, SHOWN).context(name.clone())?;
         let passed: Vec<String> = library
-            .recall(&prompt.text, &THRESHOLD)?
+            .recall(&prompt.text, &THRESHOLD)
+            .context(name.clone())?
             .into_iter()
             .take(SHOWN)
             .map(|(id, _)| id)
