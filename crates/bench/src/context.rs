@@ -10,11 +10,14 @@ use mdindex::query::Query;
 use mdindex::relevance::{self, Evidence, Threshold};
 use mdstore::Store;
 
-/// Hits weighed for each prompt before the judgement: `memctl context`
-/// asks the index for this many.
-pub const CANDIDATES: usize = 10;
 /// Records shown at most (`--max`'s default).
-pub const SHOWN: usize = 5;
+pub const SHOWN: usize = mdagent::context::DEFAULT_MAX;
+
+/// Hits weighed for each prompt before the judgement, as `memctl context`
+/// asks the index for them.
+fn candidates() -> usize {
+    mdagent::context::candidates(SHOWN)
+}
 
 /// The fixtures folder.
 pub fn fixtures() -> PathBuf {
@@ -91,7 +94,7 @@ impl EvalStore {
     /// The candidates for `prompt`, best first, with their evidence.
     pub fn judge(&self, prompt: &str) -> anyhow::Result<Vec<(String, Evidence)>> {
         self.ask(prompt, &|store, cache, query| {
-            mdindex::search_store_with_evidence(store, cache, query, CANDIDATES, &mut |_| {})
+            mdindex::search_store_with_evidence(store, cache, query, candidates(), &mut |_| {})
         })
     }
 
@@ -104,7 +107,7 @@ impl EvalStore {
         threshold: &Threshold,
     ) -> anyhow::Result<Vec<(String, Evidence)>> {
         self.ask(prompt, &|store, cache, query| {
-            mdindex::recall_store(store, cache, query, CANDIDATES, threshold, &mut |_| {})
+            mdindex::recall_store(store, cache, query, candidates(), threshold, &mut |_| {})
         })
     }
 

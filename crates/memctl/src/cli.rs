@@ -40,6 +40,16 @@ pub struct GlobalArgs {
     pub color: ColorChoice,
 }
 
+impl GlobalArgs {
+    /// Where the library looks for stores, as these options say.
+    pub fn config(&self) -> mdagent::Config {
+        mdagent::Config {
+            store: self.store.clone(),
+            global: self.global,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -145,7 +155,7 @@ pub struct ContextArgs {
     #[arg(long, value_enum, value_name = "AGENT")]
     pub hook: Option<HookAgent>,
     /// Records shown at most
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = mdagent::context::DEFAULT_MAX, value_name = "N")]
     pub max: usize,
     /// Characters of output at most (default 9000); a record that does not
     /// fit is left out whole

@@ -1,19 +1,16 @@
 /*!
 `memctl`: long-term memory for coding agents, kept as Markdown files people
-own. This binary is a thin layer over the `mdstore` and `mdindex` libraries:
-argument parsing, prompts, output and exit codes (SPEC §10).
+own. This binary is a thin layer over the `mdagent`, `mdstore`, `mdindex`
+and `mddream` libraries: argument parsing, prompts, output and exit codes
+(SPEC §10), and the MCP server's protocol.
 */
 #![forbid(unsafe_code)]
 
 mod cli;
 mod cmd;
 mod failure;
-mod freshen;
 mod git;
-mod index_hook;
 mod mcp;
-mod model_cmd;
-mod stores;
 mod ui;
 
 use std::process::ExitCode;
@@ -64,7 +61,7 @@ fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
 }
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
-    let global = &cli.global;
+    let config = &cli.global.config();
     // After a merge, checkout or pull, MEMORY.md catches up with the records
     // before a command uses them. `check` and `status` report on the store
     // as it is, and `init` regenerates it anyway.
@@ -79,28 +76,35 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Extract(_)
             | Command::Mcp
             | Command::Dream(_)
-    ) && let Ok(stores) = stores::read_stores(global)
+    ) && let Ok(stores) = mdagent::stores::read_stores(config)
     {
-        freshen::catalogs(&stores, ui);
+        for regenerated in mdagent::freshen::catalogs(&stores) {
+            if ui.verbose {
+                ui.note(&format!(
+                    "Regenerated {}: git changed the records (a merge, checkout or pull).",
+                    regenerated.display()
+                ));
+            }
+        }
     }
     match cli.command {
-        Command::Init(args) => cmd::admin::init(global, ui, args),
-        Command::Remember(args) => cmd::remember::run(global, ui, args),
-        Command::Forget(args) => cmd::forget::run(global, ui, args),
-        Command::List(args) => cmd::read::list(global, ui, args),
-        Command::Show(args) => cmd::read::show(global, ui, args),
-        Command::Edit(args) => cmd::edit::run(global, ui, args),
-        Command::Log(args) => git::log::run(global, ui, args),
-        Command::Check(args) => cmd::admin::check(global, ui, args),
-        Command::Status => cmd::admin::status(global, ui),
+        Command::Init(args) => cmd::admin::init(config, ui, args),
+        Command::Remember(args) => cmd::remember::run(config, ui, args),
+        Command::Forget(args) => cmd::forget::run(config, ui, args),
+        Command::List(args) => cmd::read::list(config, ui, args),
+        Command::Show(args) => cmd::read::show(config, ui, args),
+        Command::Edit(args) => cmd::edit::run(config, ui, args),
+        Command::Log(args) => git::log::run(config, ui, args),
+        Command::Check(args) => cmd::admin::check(config, ui, args),
+        Command::Status => cmd::admin::status(config, ui),
         Command::Completions(args) => cmd::admin::completions(args),
-        Command::Search(args) => cmd::search::search(global, ui, args),
-        Command::Reindex(args) => cmd::search::reindex(global, ui, args),
-        Command::Watch => cmd::search::watch(global, ui),
-        Command::Extract(args) => cmd::extract::run(global, ui, args),
-        Command::Mcp => mcp::run(global, ui),
-        Command::Dream(args) => cmd::dream::run(global, ui, args),
-        Command::Context(args) => cmd::context::run(global, ui, args),
+        Command::Search(args) => cmd::search::search(config, ui, args),
+        Command::Reindex(args) => cmd::search::reindex(config, ui, args),
+        Command::Watch => cmd::search::watch(config, ui),
+        Command::Extract(args) => cmd::extract::run(config, ui, args),
+        Command::Mcp => mcp::run(config, ui),
+        Command::Dream(args) => cmd::dream::run(config, ui, args),
+        Command::Context(args) => cmd::context::run(config, ui, args),
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use anstream::ColorChoice as StreamChoice;
 use anstream::stream::RawStream;
 use anstyle::AnsiColor;
-use mdstore::escape::{escape_controls, escape_controls_keep_lines};
+use mdstore::escape::{escape_controls, escape_controls_keep_lines, escape_json_controls};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::cli::{ColorChoice, GlobalArgs};
@@ -243,6 +243,12 @@ pub fn diff(ui: &Ui, old: &str, new: &str, old_name: &str, new_name: &str) -> St
         .collect()
 }
 
+/// `1 record`, `2 records`.
+pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
+    let word = if n == N::from(1) { one } else { many };
+    format!("{n} {word}")
+}
+
 /// Writes to stdout, treating a closed pipe (`memctl list | head`) as done.
 pub fn print(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
@@ -258,38 +264,8 @@ pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     Ok(print(&(text + "\n"))?)
 }
 
-/// serde_json escapes C0 control characters but writes DEL and C1 (U+0080
-/// to U+009F, of which U+009B is a terminal's CSI) raw; they are escaped as
-/// `\u` too, which JSON readers decode to the same text (SPEC §2: never raw
-/// to a terminal).
-pub fn escape_json_controls(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&c) {
-            out += &format!("\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn json_escapes_del_and_c1() {
-        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}"});
-        let raw = serde_json::to_string_pretty(&value).unwrap();
-        assert!(raw.contains('\u{9b}'), "serde_json writes C1 raw: {raw:?}");
-        let escaped = escape_json_controls(&raw);
-        assert!(
-            escaped.chars().all(|c| c == '\n' || !c.is_control()),
-            "{escaped:?}"
-        );
-        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
-        assert_eq!(back, value);
-    }
-
     use super::*;
 
     #[test]

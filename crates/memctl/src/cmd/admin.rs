@@ -10,26 +10,28 @@ use mdstore::store::CATALOG_FILE;
 use mdstore::view::StoreView;
 use mdstore::{Severity, Store, catalog};
 
-use crate::cli::{CheckArgs, Cli, CompletionsArgs, GlobalArgs, InitArgs, SearchScope};
-use crate::failure::{Exit, Failure};
-use crate::index_hook;
-use crate::stores::{self, Scope, WORKSPACE_DIR};
-use crate::ui::{self, Style, Ui};
+use mdagent::Config;
+use mdagent::stores::{self, Scope, WORKSPACE_DIR};
+use mdindex::{Index, WatcherState};
 
-pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
-    let dir = if global.global {
+use crate::cli::{CheckArgs, Cli, CompletionsArgs, InitArgs, SearchScope};
+use crate::failure::{Exit, Failure};
+use crate::ui::{self, Style, Ui, count};
+
+pub fn init(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
+    let dir = if config.global {
         stores::global_dir()?
-    } else if let Some((dir, _)) = stores::named_workspace_dir(global) {
+    } else if let Some((dir, _)) = stores::named_workspace_dir(config) {
         dir
     } else {
         std::env::current_dir()
             .context("cannot read the current folder")?
             .join(WORKSPACE_DIR)
     };
-    let named = if global.global {
+    let named = if config.global {
         dir.display().to_string()
     } else {
-        stores::named(global, &dir)
+        stores::named(config, &dir)
     };
     stores::refuse_file_as_store(&named, &dir)?;
     let existed = dir.is_dir();
@@ -39,7 +41,7 @@ pub fn init(global: &GlobalArgs, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exi
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     note_preserved(ui, &catalog);
     crate::git::attributes::ensure_in_repo(ui, store.root());
-    let what = if global.global { "global" } else { "workspace" };
+    let what = stores::default_scope(config).as_str();
     if existed {
         ui.note(&format!(
             "The {what} store {} already exists ({} records).",
@@ -72,8 +74,8 @@ pub fn note_preserved_at(ui: &Ui, kept: &Path) {
     ));
 }
 
-pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
-    let mut stores = stores::read_stores(global)?;
+pub fn check(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
+    let mut stores = stores::read_stores(config)?;
     // A project's hook checks the project's store, not its author's global one.
     match args.scope {
         Some(SearchScope::Workspace) => stores.retain(|s| s.scope == Scope::Workspace),
@@ -129,12 +131,12 @@ pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Ex
     })
 }
 
-pub fn status(global: &GlobalArgs, _ui: &Ui) -> anyhow::Result<Exit> {
+pub fn status(config: &Config, _ui: &Ui) -> anyhow::Result<Exit> {
     let mut out = String::new();
-    let workspace = if global.global {
+    let workspace = if config.global {
         None
     } else {
-        stores::workspace_dir(global)?
+        stores::workspace_dir(config)?
     };
     match workspace {
         Some(dir) if dir.is_dir() => out += &store_status(Scope::Workspace, &Store::open(&dir)?)?,
@@ -145,7 +147,7 @@ pub fn status(global: &GlobalArgs, _ui: &Ui) -> anyhow::Result<Exit> {
             )
         }
         Some(dir) => out += &format!("workspace store: {} (missing)\n", dir.display()),
-        None if !global.global => {
+        None if !config.global => {
             out += "workspace store: none (run `memctl init` in your project's root)\n"
         }
         None => {}
@@ -158,11 +160,6 @@ pub fn status(global: &GlobalArgs, _ui: &Ui) -> anyhow::Result<Exit> {
     }
     ui::print(&out)?;
     Ok(Exit::Ok)
-}
-
-/// `1 file`, `2 files`.
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
@@ -182,7 +179,7 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
         },
         catalog_status(store, &view),
     );
-    out += &index_hook::status_lines(store);
+    out += &index_status(store);
     Ok(out)
 }
 
@@ -238,4 +235,36 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<Exit> {
     clap_complete::generate(args.shell, &mut command, "memctl", &mut buffer);
     ui::print(&String::from_utf8_lossy(&buffer))?;
     Ok(Exit::Ok)
+}
+
+/// The index lines of `memctl status`. An index that cannot be read is
+/// reported there, not as a failure of `status`, whose job is to say so.
+fn index_status(store: &Store) -> String {
+    let cache = mdindex::cache_dir_from_env();
+    let index = match Index::open_existing(store, &cache) {
+        Ok(index) => index,
+        Err(mdindex::Error::Unusable { cause, .. }) => {
+            return format!("  index: not usable yet ({cause}); the next search builds it\n");
+        }
+        Err(e) => return format!("  index: cannot be opened ({e})\n"),
+    };
+    let status = match index.status() {
+        Ok(status) => status,
+        Err(e) => return format!("  index: cannot be read ({e})\n"),
+    };
+    let watcher = match status.watcher {
+        WatcherState::Absent => {
+            "none (searches compare the store with the index first)".to_string()
+        }
+        WatcherState::Starting => "starting".to_string(),
+        WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
+    };
+    format!(
+        "  index: {} ({}, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
+        status.path.display(),
+        count(status.records, "record", "records"),
+        status.size_bytes as f64 / 1024.0 / 1024.0,
+        status.schema_version,
+        status.updated_at.as_deref().unwrap_or("never"),
+    )
 }

@@ -2,9 +2,6 @@
 
 pub mod admin;
 pub mod context;
-mod context_hook;
-mod context_render;
-mod context_session;
 pub mod dream;
 pub mod edit;
 pub mod extract;

@@ -1,37 +1,29 @@
 //! `memctl list` and `memctl show`.
 
-use mdstore::id::id_key;
-use mdstore::store::id_from_rel_path;
-use mdstore::view::StoreView;
-use mdstore::{Record, RecordType, SkipReason, Skipped, Store, Summary, WalkItem, conflict};
+use mdagent::Config;
+use mdagent::records::{self, record_json, summary_json};
+use mdagent::stores::{self, ScopedStore};
+use mdstore::{RecordType, SkipReason, Skipped, Summary, conflict};
 use serde_json::json;
 
-use crate::cli::{GlobalArgs, ListArgs, ShowArgs};
+use crate::cli::{ListArgs, ShowArgs};
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, ScopedStore};
 use crate::ui::{self, Style, Ui};
 
-pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn list(config: &Config, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(config)?;
     let wanted: Option<RecordType> = args.record_type.map(Into::into);
     let mut rows: Vec<(&ScopedStore, Summary)> = Vec::new();
     for scoped in &stores {
-        let view = StoreView::load(&scoped.store);
-        for skipped in &view.skipped {
+        let (summaries, skipped) = records::list(&scoped.store, wanted);
+        for skipped in &skipped {
             ui.warn(&format!(
                 "{}: {}",
                 scoped.store.root().join(&skipped.rel_path).display(),
                 skipped.reason
             ));
         }
-        let mut summaries = view.summaries;
-        summaries.sort_by(|a, b| a.id.cmp(&b.id));
-        rows.extend(
-            summaries
-                .into_iter()
-                .filter(|s| wanted.is_none() || s.record_type() == wanted)
-                .map(|s| (scoped, s)),
-        );
+        rows.extend(summaries.into_iter().map(|s| (scoped, s)));
     }
     if args.json {
         let items: Vec<_> = rows
@@ -52,37 +44,6 @@ pub fn list(global: &GlobalArgs, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit
     });
     Ok(Exit::Ok)
 }
-
-/// One record's header as `list --json` and the MCP server's `list` give it.
-pub(crate) fn summary_json(scoped: &ScopedStore, s: &Summary) -> serde_json::Value {
-    json!({
-        "id": s.id,
-        "name": s.meta.name,
-        "type": s.record_type().map(RecordType::as_str),
-        "scope": scoped.scope.as_str(),
-        "path": scoped.store.root().join(&s.rel_path),
-        "description": s.description(),
-        "updated": s.meta.updated.map(|t| t.to_string()),
-        "revision": s.meta.revision.unwrap_or(1),
-        "source": s.source().as_str(),
-        "tags": s.meta.tags,
-    })
-}
-
-/// Why a file named like a record is not shown.
-const NOT_A_RECORD_HINT: &str = "a file or link by that name is there, but only UTF-8 text files of at most 256 KiB inside the store are records; `memctl check` lists every file that is not one";
-
-fn not_a_record_hint(reason: &SkipReason) -> &'static str {
-    match reason {
-        SkipReason::Conflicted(_) => {
-            "edit the file to keep what each side should, remove the markers, then `git add` it"
-        }
-        _ => NOT_A_RECORD_HINT,
-    }
-}
-
-/// The most characters of an argument echoed in an error message.
-const MESSAGE_NAME_CHARS: usize = 40;
 
 /// The minimum room a description keeps on a narrow terminal.
 const MIN_DESCRIPTION_COLUMNS: usize = 20;
@@ -117,82 +78,11 @@ fn list_lines(ui: &Ui, rows: &[(&ScopedStore, Summary)], label_scopes: bool) -> 
     out
 }
 
-/// Finds a record by id in the stores a read covers, workspace first.
-pub fn find_record(global: &GlobalArgs, id: &str) -> anyhow::Result<(ScopedStore, Record)> {
-    let stores = stores::read_stores(global)?;
-    for scoped in &stores {
-        if let Some(entry) = scoped.store.find(id) {
-            let record = scoped.store.read_record(&entry.rel_path).map_err(|s| {
-                Failure::bad_input(format!(
-                    "{}: {}",
-                    ui::shown_path(&scoped.store.root().join(&s.rel_path)),
-                    s.reason
-                ))
-                .with_hint(not_a_record_hint(&s.reason))
-            })?;
-            return Ok((scoped.clone(), record));
-        }
-    }
-    if let Some((scoped, skipped)) = stores
-        .iter()
-        .find_map(|scoped| skipped_record(&scoped.store, id).map(|skipped| (scoped, skipped)))
-    {
-        return Err(Failure::bad_input(format!(
-            "{}: {}",
-            ui::shown_path(&scoped.store.root().join(&skipped.rel_path)),
-            skipped.reason
-        ))
-        .with_hint(not_a_record_hint(&skipped.reason))
-        .into());
-    }
-    Err(Failure::bad_input(format!(
-        "no record \"{}\"",
-        mdstore::escape::for_message(id, MESSAGE_NAME_CHARS)
-    ))
-    .with_hint("`memctl list` shows the ids; `memctl search` finds them by content")
-    .into())
-}
-
-/// The file that would be record `id` but is skipped (too large, a symlink
-/// leading outside the store…), so that `show` says why rather than "no
-/// record".
-fn skipped_record(store: &Store, id: &str) -> Option<Skipped> {
-    let key = id_key(id);
-    store.walk().find_map(|item| match item {
-        WalkItem::Skipped(skipped) if id_key(&id_from_rel_path(&skipped.rel_path)) == key => {
-            Some(skipped)
-        }
-        _ => None,
-    })
-}
-
-/// A whole record as `show --json` and the MCP server's `show` give it.
-pub(crate) fn record_json(scoped: &ScopedStore, record: &Record) -> serde_json::Value {
-    let meta = &record.meta;
-    json!({
-        "id": record.id,
-        "name": meta.name,
-        "type": meta.record_type.map(RecordType::as_str),
-        "scope": scoped.scope.as_str(),
-        "path": scoped.store.root().join(&record.rel_path),
-        "description": meta.description,
-        "body": record.body,
-        "created": meta.created.map(|t| t.to_string()),
-        "updated": meta.updated.map(|t| t.to_string()),
-        "revision": meta.revision.unwrap_or(1),
-        "source": record.source().as_str(),
-        "expires": meta.expires,
-        "tags": meta.tags,
-        "merged_from": meta.merged_from,
-        "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
-    })
-}
-
-pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
-    if let Some(exit) = show_conflicted(global, ui, &args)? {
+pub fn show(config: &Config, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
+    if let Some(exit) = show_conflicted(config, ui, &args)? {
         return Ok(exit);
     }
-    let (scoped, record) = find_record(global, &args.id)?;
+    let (scoped, record) = records::find(config, &args.id)?;
     let path = scoped.store.root().join(&record.rel_path);
     if args.json {
         ui::print_json(&record_json(&scoped, &record))?;
@@ -216,8 +106,8 @@ pub fn show(global: &GlobalArgs, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit
 /// `show` of a record a merge left conflict markers in: both versions, so
 /// that the person resolving it sees what each side says. `None` when `id`
 /// is not such a file.
-fn show_conflicted(global: &GlobalArgs, ui: &Ui, args: &ShowArgs) -> anyhow::Result<Option<Exit>> {
-    for scoped in stores::read_stores(global)? {
+fn show_conflicted(config: &Config, ui: &Ui, args: &ShowArgs) -> anyhow::Result<Option<Exit>> {
+    for scoped in stores::read_stores(config)? {
         let Some(entry) = scoped.store.find(&args.id) else {
             continue;
         };

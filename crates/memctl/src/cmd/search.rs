@@ -6,24 +6,26 @@ use anyhow::Context as _;
 use mdindex::query::{self, Query, QueryError};
 use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
 use mdstore::RecordType;
-use serde_json::json;
 
-use crate::cli::{GlobalArgs, ReindexArgs, SearchArgs, SearchScope};
+use mdagent::Config;
+use mdagent::records::hit_json;
+use mdagent::stores::{self, Scope, ScopedStore};
+
+use crate::cli::{ReindexArgs, SearchArgs, SearchScope};
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, Scope, ScopedStore};
-use crate::ui::{self, Style, Ui};
+use crate::ui::{self, Style, Ui, count};
 
 /// Stores under this many records rebuild without a progress bar.
 const PROGRESS_BAR_FROM: usize = 2_000;
 
-pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
+pub fn search(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
     let query = query::parse(&text)
         .and_then(|query| query.ensure_selective(&types).map(|()| query))
         .map_err(|e| query_failure(&text, e))?;
-    let wanted = wanted_scopes(global, args.scope, &query);
-    let stores: Vec<ScopedStore> = stores::read_stores(global)?
+    let wanted = wanted_scopes(config, args.scope, &query);
+    let stores: Vec<ScopedStore> = stores::read_stores(config)?
         .into_iter()
         .filter(|s| wanted.contains(&s.scope))
         .collect();
@@ -94,25 +96,6 @@ fn print_json(hits: &[(Scope, Hit)]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One hit as `--json` and the MCP server's `search` give it.
-pub(crate) fn hit_json(scope: Scope, h: &Hit) -> serde_json::Value {
-    json!({
-        "id": h.id,
-        "name": h.name,
-        "type": h.record_type,
-        "scope": scope.as_str(),
-        "path": h.path,
-        "description": h.description,
-        "snippet": h.snippet.bracketed(),
-        "score": h.score,
-        "updated": h.updated,
-        "age_days": h.age_days,
-        // As `show` and `list` say, and `--expect-revision` accepts.
-        "revision": h.revision.unwrap_or(1),
-        "source": h.source,
-    })
-}
-
 /// Hits as a person reads them, or one line saying nothing matched.
 fn print_human(
     ui: &Ui,
@@ -138,8 +121,8 @@ fn print_human(
     Ok(())
 }
 
-fn wanted_scopes(global: &GlobalArgs, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
-    if global.global {
+fn wanted_scopes(config: &Config, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
+    if config.global {
         return vec![Scope::Global];
     }
     match arg {
@@ -234,16 +217,6 @@ fn search_failure(text: &str, e: mdindex::Error) -> anyhow::Error {
     }
 }
 
-/// `1 record`, `2 records`.
-pub(crate) fn count<N: std::fmt::Display + PartialEq + From<u8>>(
-    n: N,
-    one: &str,
-    many: &str,
-) -> String {
-    let word = if n == N::from(1) { one } else { many };
-    format!("{n} {word}")
-}
-
 fn note_rebuilt(ui: &Ui, scoped: &ScopedStore, report: &RebuildReport) {
     eprintln!(
         "index rebuilt ({} store): {}; {} indexed{}",
@@ -259,8 +232,8 @@ fn note_rebuilt(ui: &Ui, scoped: &ScopedStore, report: &RebuildReport) {
     let _ = ui;
 }
 
-pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn reindex(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(config)?;
     if stores.is_empty() {
         return Err(Failure::bad_input("no store to index here")
             .with_hint("run `memctl init` in your project's root, or pass --store DIR")
@@ -333,13 +306,9 @@ pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Resul
     Ok(exit)
 }
 
-pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
-    let scope = if global.global {
-        Scope::Global
-    } else {
-        Scope::Workspace
-    };
-    let scoped = stores::read_stores(global)?
+pub fn watch(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
+    let scope = stores::default_scope(config);
+    let scoped = stores::read_stores(config)?
         .into_iter()
         .find(|s| s.scope == scope)
         .ok_or_else(|| {

@@ -9,17 +9,19 @@ use mdstore::id::id_key;
 use mdstore::tombstone::{self, Tombstone};
 
 use super::{GitError, Repo};
-use crate::cli::{GlobalArgs, LogArgs};
+use mdagent::Config;
+use mdagent::stores::{self, ScopedStore};
+
+use crate::cli::LogArgs;
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, ScopedStore};
 use crate::ui::{self, Ui};
 
 /// One revision: its short hash, ISO date, author, whole message indented,
 /// then the change as a patch.
 const FORMAT: &str = "--format=tformat:commit %h%nDate:   %ad%nAuthor: %an <%ae>%n%n%w(0,4,4)%B";
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(config)?;
     let Some(scoped) = pick_store(&stores, &args.id) else {
         return Err(Failure::bad_input("no store here to show the history of")
             .with_hint("run it inside a project with a `.memory/` folder, or pass --store DIR")
