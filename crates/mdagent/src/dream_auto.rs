@@ -239,7 +239,7 @@ impl Gates {
     /// Rounded up to the next second, so that the dream's own writes are
     /// not counted as writes since it.
     pub fn dreamt(&mut self) {
-        let after = Timestamp::now().as_second().saturating_add(1);
+        let after = mdstore::clock::now().as_second().saturating_add(1);
         self.state.last_dream = Some(after);
         self.state.last_scan = Some(after);
         // The gates are a convenience: a state that cannot be saved only

@@ -15,6 +15,7 @@ layers over it that parse, call this crate and render.
 - [`remember`]: what is said about candidates and refusals, the same to a
   person and to an agent;
 - [`records`]: records, headers and hits as JSON, and finding one by id;
+- [`search`]: a query parsed and checked, the stores it covers, its hints;
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
 - [`model_cmd`]: running a model command with a timeout and a cap on its answer.
@@ -34,6 +35,7 @@ pub mod index_sink;
 pub mod model_cmd;
 pub mod records;
 pub mod remember;
+pub mod search;
 pub mod stores;
 
 use std::error::Error;

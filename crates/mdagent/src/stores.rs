@@ -12,20 +12,7 @@ use crate::{Config, Kind};
 /// The folder name of a workspace store.
 pub const WORKSPACE_DIR: &str = ".memory";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
-    Workspace,
-    Global,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Workspace => "workspace",
-            Scope::Global => "global",
-        }
-    }
-}
+pub use mdstore::Scope;
 
 /// A store a command reads or writes, with its scope.
 #[derive(Clone, Debug)]

@@ -16,6 +16,7 @@ mod ui;
 use std::process::ExitCode;
 
 use clap::Parser;
+use mdstore::redact;
 
 use crate::cli::{Cli, Command};
 use crate::failure::Exit;
@@ -29,8 +30,8 @@ fn main() -> ExitCode {
     };
     let ui = Ui::new(&cli.global);
     if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
-        let message = cli::hide_secrets(&format!("unknown option '{body}' for remember"), &args);
-        let hint = cli::hide_secrets(
+        let message = redact::arguments(&format!("unknown option '{body}' for remember"), &args);
+        let hint = redact::arguments(
             &format!("a body that starts with - goes after --: memctl remember ... -- '{body}'"),
             &args,
         );
@@ -113,7 +114,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
 /// code.
 fn report(ui: &Ui, err: &anyhow::Error, args: &[std::ffi::OsString]) -> Exit {
     let (exit, message, hint) = failure::classify(err);
-    let hint = hint.map(|hint| cli::hide_secrets(&hint, args));
-    ui.error(&cli::hide_secrets(&message, args), hint.as_deref());
+    let hint = hint.map(|hint| redact::arguments(&hint, args));
+    ui.error(&redact::arguments(&message, args), hint.as_deref());
     exit
 }

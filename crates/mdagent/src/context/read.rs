@@ -3,6 +3,7 @@
 //! be logged or sent on.
 
 use mdindex::Hit;
+use mdstore::redact::{self, Keep};
 
 use super::render::freshness;
 use super::{Catalogue, ContextError, Recalled};
@@ -22,7 +23,7 @@ pub fn catalogue(scoped: &ScopedStore) -> Result<Option<Catalogue>, ContextError
             _ => text,
         })
         .filter(|text| !text.trim().is_empty())
-        .map(|text| hide_secret_lines(&text))
+        .map(|text| redact::lines(&text, Keep::Nothing))
         .map(|text| Catalogue {
             scope: scoped.scope.as_str(),
             text,
@@ -57,23 +58,4 @@ pub fn recalled(scoped: &ScopedStore, hit: Hit) -> Option<Recalled> {
         content,
         scope: scoped.scope.as_str(),
     })
-}
-
-/// `text` with every line that looks like it holds a secret replaced by a
-/// note naming the rule.
-fn hide_secret_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        match mdstore::guard::secrets::find_secrets(line).first() {
-            Some(found) => {
-                out += &format!(
-                    "(a line hidden: it looks like it holds a secret (rule {}))",
-                    found.rule
-                );
-            }
-            None => out += line,
-        }
-        out.push('\n');
-    }
-    out
 }

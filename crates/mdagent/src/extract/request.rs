@@ -1,7 +1,7 @@
 //! What the model command is asked: instructions and the most recent part
 //! of the conversation, secrets hidden, as JSON on its standard input.
 
-use mdstore::guard::secrets::find_secrets;
+use mdstore::redact::{self, Keep};
 use serde_json::json;
 
 use super::transcript::{Conversation, Message};
@@ -39,7 +39,16 @@ Optional: tags (an array of strings), expires (a date, YYYY-MM-DD, after which i
 /// conversation's most recent [`WINDOW_CHARS`], secrets hidden.
 pub fn request(conversation: &Conversation) -> String {
     let (window, left_out_chars) = conversation.recent_window(WINDOW_CHARS);
-    let messages: Vec<Message> = window.into_iter().map(without_secrets).collect();
+    // The model command may be another company's service: a secret the user
+    // pasted into the session must not travel further (nor could it be
+    // remembered: SPEC §6 refuses it).
+    let messages: Vec<Message> = window
+        .into_iter()
+        .map(|message| Message {
+            text: redact::lines(&message.text, Keep::Nothing),
+            ..message
+        })
+        .collect();
     let request = json!({
         "instructions": INSTRUCTIONS,
         "earlier_characters_left_out": left_out_chars,
@@ -47,29 +56,4 @@ pub fn request(conversation: &Conversation) -> String {
     });
     // Serialising a Value of strings and numbers cannot fail.
     serde_json::to_string_pretty(&request).unwrap_or_default()
-}
-
-/// `message` with every line that holds a secret replaced by a note naming
-/// the rule: the model command may be another company's service, and a
-/// secret the user pasted into the session must not travel further (nor
-/// could it be remembered: SPEC §6 refuses it).
-fn without_secrets(message: Message) -> Message {
-    let found = find_secrets(&message.text);
-    if found.is_empty() {
-        return message;
-    }
-    let text = message
-        .text
-        .lines()
-        .enumerate()
-        .map(|(n, line)| match found.iter().find(|f| f.line == n + 1) {
-            Some(f) => format!(
-                "<a line hidden from the model: it looks like it holds a secret (rule {})>",
-                f.rule
-            ),
-            None => line.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    Message { text, ..message }
 }

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
-use jiff::Timestamp;
 use mdstore::edit;
 use mdstore::txn::EditError;
 
@@ -46,9 +45,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         Err(exit) => return Ok(exit),
     };
 
-    // Whole seconds, like every timestamp `remember` writes (SPEC §2's example).
-    let now =
-        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let now = mdstore::clock::now();
     let mut txn = index_sink::begin(store)?;
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
     let committed = txn.commit(&mut index_sink::IndexSink(store));

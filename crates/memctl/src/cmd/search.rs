@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 use anyhow::Context as _;
-use mdindex::query::{self, Query, QueryError};
+use mdindex::query::{Query, QueryError};
 use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
 use mdstore::RecordType;
 
@@ -21,9 +21,7 @@ const PROGRESS_BAR_FROM: usize = 2_000;
 pub fn search(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
-    let query = query::parse(&text)
-        .and_then(|query| query.ensure_selective(&types).map(|()| query))
-        .map_err(|e| query_failure(&text, e))?;
+    let query = mdagent::search::parse(&text, &types).map_err(|e| query_failure(&text, e))?;
     let wanted = wanted_scopes(config, args.scope, &query);
     let stores: Vec<ScopedStore> = stores::read_stores(config)?
         .into_iter()
@@ -125,23 +123,12 @@ fn wanted_scopes(config: &Config, arg: Option<SearchScope>, query: &Query) -> Ve
     if config.global {
         return vec![Scope::Global];
     }
-    match arg {
-        Some(SearchScope::Workspace) => return vec![Scope::Workspace],
-        Some(SearchScope::Global) => return vec![Scope::Global],
-        Some(SearchScope::All) => return vec![Scope::Workspace, Scope::Global],
-        None => {}
-    }
-    if query.scopes.is_empty() {
-        return vec![Scope::Workspace, Scope::Global];
-    }
-    query
-        .scopes
-        .iter()
-        .map(|s| match s {
-            query::Scope::Workspace => Scope::Workspace,
-            query::Scope::Global => Scope::Global,
-        })
-        .collect()
+    let asked: Option<&[Scope]> = arg.map(|arg| match arg {
+        SearchScope::Workspace => &[Scope::Workspace][..],
+        SearchScope::Global => &[Scope::Global][..],
+        SearchScope::All => &[Scope::Workspace, Scope::Global][..],
+    });
+    mdagent::search::wanted_scopes(asked, query)
 }
 
 /// Why none of the `wanted` stores can be searched, naming the store asked for.
@@ -198,14 +185,7 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
 
 /// A query that cannot be searched for: bad usage (exit 2), naming it.
 fn query_failure(text: &str, e: QueryError) -> Failure {
-    let hint = match &e {
-        QueryError::NothingToSearch => {
-            "give a word or a phrase to search for, or a filter such as `type:project`".to_string()
-        }
-        QueryError::UnknownFilterValue { filter, value, .. } => {
-            format!("to search for the text itself, quote it: '\"{filter}:{value}\"'")
-        }
-    };
+    let hint = mdagent::search::query_hint(&e, true);
     Failure::bad_input(format!("search {text:?}: {e}")).with_hint(hint)
 }
 

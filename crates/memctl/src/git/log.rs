@@ -4,8 +4,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use mdstore::Store;
-use mdstore::guard::secrets;
 use mdstore::id::id_key;
+use mdstore::redact::{self, Keep};
 use mdstore::tombstone::{self, Tombstone};
 
 use super::{GitError, Repo};
@@ -78,33 +78,8 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
     }
     // Commit messages and diffs are other people's text: no raw escapes,
     // and no secret an old revision held (SPEC §6: memctl echoes none).
-    ui::print(&ui::shown_file(&hide_secret_lines(&text)))?;
+    ui::print(&ui::shown_file(&redact::lines(&text, Keep::DiffMarker)))?;
     Ok(Exit::Ok)
-}
-
-/// `text` with each line that holds a secret replaced by a note naming the
-/// rule; a diff line keeps its `+`, `-` or space.
-fn hide_secret_lines(text: &str) -> String {
-    let found = secrets::find_secrets(text);
-    if found.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    for (at, line) in text.lines().enumerate() {
-        match found.iter().find(|f| f.line == at + 1) {
-            Some(finding) => {
-                let prefix = line.chars().next().filter(|c| matches!(c, '+' | '-' | ' '));
-                out.extend(prefix);
-                out += &format!(
-                    "<a line hidden: it looks like it holds a secret (rule {})>",
-                    finding.rule
-                );
-            }
-            None => out += line,
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn git_failure(e: GitError) -> anyhow::Error {

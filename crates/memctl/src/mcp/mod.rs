@@ -17,6 +17,7 @@ use std::thread::JoinHandle;
 
 use anyhow::Context as _;
 use mdindex::{WatchNote, Watcher};
+use mdstore::redact::{self, Keep};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
@@ -197,7 +198,7 @@ impl ServerHandler for MemoryServer {
         let text = ui::shown_file(&String::from_utf8_lossy(&bytes)).into_owned();
         // The agent's model is not the user's terminal: a hand-written
         // line holding a secret is not sent to it.
-        let text = crate::cli::hide_secrets(&text, &[]);
+        let text = redact::lines(&text, Keep::Nothing);
         let contents = ResourceContents::text(text, request.uri).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
@@ -222,7 +223,7 @@ fn call(
     .unwrap_or_else(|_| Err(ToolError::new(format!("internal error in the {name} tool"))));
     let (value, is_error) = match answer {
         Ok((mut value, is_error)) => {
-            hide_secret_values(&mut value);
+            redact::json_strings(&mut value);
             (value, is_error)
         }
         Err(e) => (json!({"error": e.message, "hint": e.hint}), true),
@@ -271,45 +272,11 @@ fn dispatch(
     }
 }
 
-/// Every text in an answer that holds a secret (a hand-written record's
-/// description, body or snippet) replaced by a note naming the rule, as
-/// `context` hides such a record: the answer goes to a model.
-fn hide_secret_values(value: &mut Value) {
-    match value {
-        Value::String(text) => {
-            if let Some(note) = mdstore::guard::secrets::secret_note(text) {
-                *text = note;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(hide_secret_values),
-        Value::Object(map) => map.values_mut().for_each(hide_secret_values),
-        _ => {}
-    }
-}
-
 /// An error's message and hint with every argument that holds a secret
-/// replaced by a note, whole or cut as messages cut it, and any line still
-/// holding a secret hidden whole (as the CLI hides them).
+/// hidden, as the CLI hides its own (`redact::arguments`).
 fn hide_secrets(error: ToolError, texts: &[OsString]) -> ToolError {
-    let hide = |mut out: String| {
-        for text in texts {
-            let text = text.to_string_lossy();
-            let Some(note) = mdstore::guard::secrets::secret_note(&text) else {
-                continue;
-            };
-            out = out.replace(text.as_ref(), &note);
-            for cut in [40, 60, 80] {
-                let shown = mdstore::escape::for_message(&text, cut);
-                let shown = shown.trim_end_matches('…');
-                if !shown.is_empty() {
-                    out = out.replace(shown, &note);
-                }
-            }
-        }
-        crate::cli::hide_secrets(&out, &[])
-    };
     ToolError {
-        message: hide(error.message),
-        hint: error.hint.map(hide),
+        message: redact::arguments(&error.message, texts),
+        hint: error.hint.map(|hint| redact::arguments(&hint, texts)),
     }
 }

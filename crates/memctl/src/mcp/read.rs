@@ -1,7 +1,7 @@
 //! The tools that only read: `search`, `show` and `list`, with the same
 //! library calls and the same JSON as `memctl search|show|list --json`.
 
-use mdindex::query::{self, QueryError};
+use mdindex::query::QueryError;
 use mdstore::RecordType;
 use serde_json::{Value, json};
 
@@ -28,23 +28,15 @@ pub fn search(config: &Config, args: &Args) -> Result<Value, ToolError> {
         .ok_or_else(|| ToolError::new("argument \"query\" is required"))?;
     let types: Vec<RecordType> = record_type(args)?.into_iter().collect();
     let limit = args.integer("limit", 1, MAX_LIMIT)?.unwrap_or(10) as usize;
-    let query = query::parse(&text)
-        .and_then(|query| query.ensure_selective(&types).map(|()| query))
-        .map_err(query_error)?;
-    let wanted = match args.choice("scope", SCOPES)?.as_deref() {
-        Some("workspace") => vec![Scope::Workspace],
-        Some("global") => vec![Scope::Global],
-        Some(_) => vec![Scope::Workspace, Scope::Global],
-        None if query.scopes.is_empty() => vec![Scope::Workspace, Scope::Global],
-        None => query
-            .scopes
-            .iter()
-            .map(|s| match s {
-                query::Scope::Workspace => Scope::Workspace,
-                query::Scope::Global => Scope::Global,
-            })
-            .collect(),
-    };
+    let query = mdagent::search::parse(&text, &types).map_err(query_error)?;
+    let asked: Option<&[Scope]> = args
+        .choice("scope", SCOPES)?
+        .map(|scope| match scope.as_str() {
+            "workspace" => &[Scope::Workspace][..],
+            "global" => &[Scope::Global][..],
+            _ => &[Scope::Workspace, Scope::Global][..],
+        });
+    let wanted = mdagent::search::wanted_scopes(asked, &query);
     let stores: Vec<_> = read_stores(config)?
         .into_iter()
         .filter(|s| wanted.contains(&s.scope))
@@ -128,13 +120,6 @@ const NO_STORE_HINT: &str = "start the server in a project with a `.memory/` fol
 
 /// A query that cannot be searched for, as `memctl search` says it.
 fn query_error(e: QueryError) -> ToolError {
-    let hint = match &e {
-        QueryError::NothingToSearch => {
-            "give a word or a phrase to search for, or a filter such as `type:project`".to_string()
-        }
-        QueryError::UnknownFilterValue { filter, value, .. } => {
-            format!("to search for the text itself, quote it: \"{filter}:{value}\"")
-        }
-    };
+    let hint = mdagent::search::query_hint(&e, false);
     ToolError::new(format!("argument \"query\": {e}")).with_hint(hint)
 }

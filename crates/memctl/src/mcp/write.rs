@@ -58,8 +58,7 @@ pub fn remember(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolErr
         expect_revision,
         refuse_temporary: true,
         default_source: Source::Inferred,
-        now: Timestamp::from_second(Timestamp::now().as_second())
-            .unwrap_or_else(|_| Timestamp::now()),
+        now: mdstore::clock::now(),
     };
     let store = &scoped.store;
     let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;

@@ -10,9 +10,10 @@ use std::path::PathBuf;
 
 use jiff::Timestamp;
 use mddream::apply::{self, ApplyOptions, Target};
-use mddream::plan::{Plan, Scope};
+use mddream::plan::Plan;
 use mddream::records::{self, Broken, DreamRecord};
 use mddream::validate::{self, ValidateOptions};
+use mdstore::redact::{self, Keep};
 
 use mdagent::Config;
 use mdagent::dream_auto::{self, Admission};
@@ -48,9 +49,7 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
             .with_hint("run `memctl init` in your project, or pass --store DIR")
             .into());
     }
-    // Whole seconds, as every other write's timestamps.
-    let now =
-        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let now = mdstore::clock::now();
     let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
     };
@@ -103,13 +102,6 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         .dreamt();
     render::report(&args, &plan, applied.as_ref(), &oriented)?;
     Ok(Exit::Ok)
-}
-
-pub fn plan_scope(scope: stores::Scope) -> Scope {
-    match scope {
-        stores::Scope::Workspace => Scope::Workspace,
-        stores::Scope::Global => Scope::Global,
-    }
 }
 
 /// The dream lock and, with `--auto`, the gates: `None` when this run is
@@ -180,9 +172,10 @@ fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::
     if args.json && args.dry_run {
         render::print_json(plan)?;
     } else if !args.json {
-        ui::print(&render::hide_secret_lines(&render::plan(
-            ui, plan, oriented,
-        )))?;
+        ui::print(&redact::lines(
+            &render::plan(ui, plan, oriented),
+            Keep::Indent,
+        ))?;
     }
     Ok(())
 }
@@ -193,7 +186,7 @@ fn orient(stores: &[ScopedStore]) -> Oriented {
         broken: Vec::new(),
     };
     for scoped in stores {
-        let loaded = records::load(&scoped.store, plan_scope(scoped.scope));
+        let loaded = records::load(&scoped.store, scoped.scope);
         oriented.records.extend(loaded.records);
         oriented.broken.extend(loaded.broken);
     }
@@ -281,7 +274,7 @@ fn apply_plan(
         .iter()
         .zip(sinks.iter_mut())
         .map(|(scoped, sink)| Target {
-            scope: plan_scope(scoped.scope),
+            scope: scoped.scope,
             store: &scoped.store,
             sink,
         })
@@ -309,7 +302,7 @@ fn commit_to_git(
     read: &[mddream::records::DreamRecord],
 ) {
     for scoped in stores {
-        let scope = plan_scope(scoped.scope);
+        let scope = scoped.scope;
         let touched = applied
             .merged
             .iter()

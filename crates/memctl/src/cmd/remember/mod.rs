@@ -10,7 +10,6 @@ mod targets;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use jiff::Timestamp;
 use mdagent::Config;
 use mdagent::index_sink;
 use mdagent::remember::{Parsed, describe_plan_error, label_candidate};
@@ -318,10 +317,9 @@ fn write_options(batch: &Batch) -> WriteOptions {
         } else {
             Source::User
         },
-        // Whole seconds, and fixed for the run, so that a plan made again
-        // under the lock renders the same bytes as the one shown.
-        now: Timestamp::from_second(Timestamp::now().as_second())
-            .unwrap_or_else(|_| Timestamp::now()),
+        // Fixed for the run: a plan made again under the lock renders the
+        // same bytes as the one shown.
+        now: mdstore::clock::now(),
     }
 }
 
