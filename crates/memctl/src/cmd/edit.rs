@@ -50,7 +50,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
     let committed = txn.commit(&mut index_sink::IndexSink(store));
     if let Ok(Some(catalog)) = &committed.catalog {
-        super::admin::note_preserved(ui, catalog);
+        ui.note_catalog(catalog);
     }
     match saved {
         Ok(()) => {}

@@ -51,15 +51,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     ui::print(&plan)?;
     let confirmed = args.yes || (ui.interactive && ui.confirm("Forget?")?);
     if !confirmed {
-        let (message, hint) = if ui.interactive {
-            ("nothing forgotten: declined at the prompt", None)
-        } else {
-            (
-                "nothing forgotten: there is no terminal to confirm on",
-                Some("pass --yes to forget without asking"),
-            )
-        };
-        ui.error(message, hint);
+        ui.not_confirmed("nothing forgotten", "pass --yes to forget without asking");
         return Ok(Exit::NotConfirmed);
     }
 
@@ -82,7 +74,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     // index must say so too.
     let committed = txn.commit(&mut index_sink::IndexSink(store));
     if let Ok(Some(catalog)) = &committed.catalog {
-        super::admin::note_preserved(ui, catalog);
+        ui.note_catalog(catalog);
     }
     if let Some(failure) = failed {
         return Err(failure);

@@ -1,24 +1,19 @@
-//! `memctl search`, `reindex` and `watch`: the commands over the index (SPEC §4, §5).
-
-use std::io::IsTerminal;
+//! `memctl search`: the query language over every store's index (SPEC §5).
 
 use anyhow::Context as _;
-use mdindex::query::{Query, QueryError};
-use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
-use mdstore::RecordType;
-
 use mdagent::Config;
 use mdagent::records::hit_json;
 use mdagent::stores::{self, Scope, ScopedStore};
+use mdindex::Hit;
+use mdindex::query::{Query, QueryError};
+use mdstore::RecordType;
 
-use crate::cli::{ReindexArgs, SearchArgs, SearchScope};
+use super::reindex::note_rebuilt;
+use crate::cli::{SearchArgs, SearchScope};
 use crate::failure::{Exit, Failure};
-use crate::ui::{self, Style, Ui, count};
+use crate::ui::{self, ProgressBar, Style, Ui};
 
-/// Stores under this many records rebuild without a progress bar.
-const PROGRESS_BAR_FROM: usize = 2_000;
-
-pub fn search(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
     let query = mdagent::search::parse(&text, &types).map_err(|e| query_failure(&text, e))?;
@@ -63,7 +58,7 @@ pub fn search(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit
             Some(_) => {}
             None => {
                 if let Some(report) = &outcome.rebuilt {
-                    note_rebuilt(ui, scoped, report);
+                    note_rebuilt(scoped, report);
                 }
             }
         }
@@ -194,180 +189,5 @@ fn search_failure(text: &str, e: mdindex::Error) -> anyhow::Error {
     match e {
         mdindex::Error::Query(e) => query_failure(text, e).into(),
         e => e.into(),
-    }
-}
-
-fn note_rebuilt(ui: &Ui, scoped: &ScopedStore, report: &RebuildReport) {
-    eprintln!(
-        "index rebuilt ({} store): {}; {} indexed{}",
-        scoped.scope.as_str(),
-        report.cause,
-        count(report.indexed, "record", "records"),
-        if report.skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", {} skipped (see `memctl check`)", report.skipped.len())
-        }
-    );
-    let _ = ui;
-}
-
-pub fn reindex(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(config)?;
-    if stores.is_empty() {
-        return Err(Failure::bad_input("no store to index here")
-            .with_hint("run `memctl init` in your project's root, or pass --store DIR")
-            .into());
-    }
-    let cache = mdindex::cache_dir_from_env();
-    let mut exit = Exit::Ok;
-    for scoped in &stores {
-        let root = scoped.store.root().display().to_string();
-        if args.check {
-            let mut out = String::new();
-            match Index::open_existing(&scoped.store, &cache) {
-                Err(mdindex::Error::Unusable { cause, .. }) => {
-                    out += &format!("{root}: the index cannot be used: {cause}\n");
-                    exit = Exit::NothingOrProblems;
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot open the index of {root}"));
-                }
-                Ok(index) => {
-                    let report = index
-                        .check()
-                        .with_context(|| format!("cannot compare the index of {root}"))?;
-                    for difference in &report.differences {
-                        out += &format!("{root}: {difference}\n");
-                    }
-                    if !report.is_clean() {
-                        exit = Exit::NothingOrProblems;
-                    }
-                    ui.note(&format!(
-                        "{} store: {}, {} between index and files",
-                        scoped.scope.as_str(),
-                        count(report.records, "record", "records"),
-                        count(report.differences.len(), "difference", "differences")
-                    ));
-                }
-            }
-            ui::print(&out)?;
-            continue;
-        }
-        let mut bar = ProgressBar::new(ui);
-        let opened = Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
-            .with_context(|| format!("cannot open the index of {root}"))?;
-        let report = match opened.rebuilt {
-            Some(report) => report,
-            None => {
-                let mut index = opened.index;
-                index
-                    .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                    .with_context(|| format!("cannot rebuild the index of {root}"))?
-            }
-        };
-        bar.finish();
-        let mut out = format!(
-            "{} store {root}: indexed {}, skipped {}\n",
-            scoped.scope.as_str(),
-            count(report.indexed, "record", "records"),
-            report.skipped.len()
-        );
-        for skipped in &report.skipped {
-            let path = scoped.store.root().join(&skipped.rel_path);
-            out += &format!(
-                "  skipped {}: {}\n",
-                ui::shown_path(&path),
-                ui::shown(&skipped.reason.to_string())
-            );
-        }
-        ui::print(&out)?;
-    }
-    Ok(exit)
-}
-
-pub fn watch(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
-    let scope = stores::default_scope(config);
-    let scoped = stores::read_stores(config)?
-        .into_iter()
-        .find(|s| s.scope == scope)
-        .ok_or_else(|| {
-            Failure::bad_input(format!("no {} store to watch here", scope.as_str()))
-                .with_hint("run `memctl init` in your project's root, or pass --store DIR")
-        })?;
-    let cache = mdindex::cache_dir_from_env();
-    let verbose = ui.verbose;
-    let started = Watcher::start(&scoped.store, &cache, move |note| match note {
-        WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
-        WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
-        WatchNote::Rebuilt(report) => eprintln!(
-            "index rebuilt: {}; {} indexed",
-            report.cause,
-            count(report.indexed, "record", "records")
-        ),
-        WatchNote::Marked { paths } if verbose => eprintln!("marked {paths} paths dirty"),
-        WatchNote::Applied(report) if verbose && report.changed() => eprintln!(
-            "re-read: {} added, {} updated, {} removed",
-            report.added, report.updated, report.removed
-        ),
-        _ => {}
-    })
-    .map_err(|e| match e {
-        mdindex::Error::WatcherRunning { store, .. } => anyhow::Error::from(
-            Failure::new(
-                Exit::Conflict,
-                format!("a watcher already runs for {}", store.display()),
-            )
-            .with_hint("one watcher per store is enough; stop the other one first"),
-        ),
-        e => anyhow::Error::from(e).context("cannot start the watcher"),
-    })?;
-    if let Some(report) = &started.rebuilt {
-        note_rebuilt(ui, &scoped, report);
-    }
-    // Always printed (even with -q): scripts wait for this line.
-    eprintln!(
-        "Watching {} for changes; searches now re-read only what changed. Ctrl-C stops.",
-        scoped.store.root().display()
-    );
-    // Its error says that the watcher of this store stopped, and why.
-    started.watcher.wait()?;
-    Ok(Exit::Ok)
-}
-
-/// A progress bar on a terminal for large rebuilds; nothing otherwise.
-struct ProgressBar {
-    enabled: bool,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl ProgressBar {
-    fn new(ui: &Ui) -> ProgressBar {
-        ProgressBar {
-            enabled: !ui.quiet && std::io::stderr().is_terminal(),
-            bar: None,
-        }
-    }
-
-    fn update(&mut self, progress: Progress) {
-        if !self.enabled || progress.total < PROGRESS_BAR_FROM {
-            return;
-        }
-        let bar = self.bar.get_or_insert_with(|| {
-            let bar = indicatif::ProgressBar::new(progress.total as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "indexing {bar:40} {pos}/{len} records ({eta} left)",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        });
-        bar.set_position(progress.done as u64);
-    }
-
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
     }
 }

@@ -90,7 +90,7 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         let kept_before = preserved_copies(&stores);
         let applied = apply_plan(&plan, &oriented.records, &stores, now)?;
         for kept in preserved_copies(&stores).difference(&kept_before) {
-            super::admin::note_preserved_at(ui, kept);
+            ui.warn_preserved(kept);
         }
         commit_to_git(ui, &args, &plan, &applied, &stores, &oriented.records);
         Some(applied)
@@ -215,14 +215,10 @@ fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
     if args.yes || args.auto || (ui.interactive && ui.confirm("Apply this plan?")?) {
         return Ok(true);
     }
-    if ui.interactive {
-        ui.error("nothing was written: declined at the prompt", None);
-    } else {
-        ui.error(
-            "nothing was written: there is no terminal to confirm on",
-            Some("pass --yes to apply without asking, or --dry-run to only see the plan"),
-        );
-    }
+    ui.not_confirmed(
+        "nothing was written",
+        "pass --yes to apply without asking, or --dry-run to only see the plan",
+    );
     Ok(false)
 }
 

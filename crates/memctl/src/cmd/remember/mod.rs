@@ -453,7 +453,7 @@ fn apply_all<'s>(
         }
         let committed = txn.commit(&mut index_sink::IndexSink(store));
         match &committed.catalog {
-            Ok(Some(catalog)) => super::admin::note_preserved(ui, catalog),
+            Ok(Some(catalog)) => ui.note_catalog(catalog),
             Ok(None) => {}
             Err(e) => catalog_failures.push(catalog_failure(*scope, &committed.changed, e)),
         }

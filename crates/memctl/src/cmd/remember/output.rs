@@ -162,14 +162,10 @@ pub fn report(
         .iter()
         .any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed)))
     {
-        if ui.interactive {
-            ui.error("not saved: declined at the prompt", None);
-        } else {
-            ui.error(
-                "not saved: there is no terminal to confirm on",
-                Some("pass --yes to save without asking, or --dry-run to only see the plan"),
-            );
-        }
+        ui.not_confirmed(
+            "not saved",
+            "pass --yes to save without asking, or --dry-run to only see the plan",
+        );
     }
     Ok(exit)
 }
