@@ -110,3 +110,39 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> 
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn a_store_error_inside_another_is_explained_with_its_hint() {
+        let missing = || stores::StoreError::NoSuchFolder {
+            named: "--store /nope".to_string(),
+            dir: PathBuf::from("/nope"),
+        };
+        let found = records::FindError::Stores(missing());
+        let explained = explain(&found).unwrap();
+        assert_eq!(explained.kind, Kind::BadInput);
+        assert_eq!(explained.message, "--store /nope: no such folder");
+        assert_eq!(
+            explained.hint.as_deref(),
+            Some("create it with `memctl init --store /nope`")
+        );
+        let gathered = context::ContextError::Stores(missing());
+        assert_eq!(explain(&gathered), Some(explained));
+    }
+
+    #[test]
+    fn an_internal_failure_is_left_to_its_chain_of_causes() {
+        let open = stores::StoreError::Open {
+            dir: PathBuf::from("/store"),
+            source: std::io::Error::other("disk on fire"),
+        };
+        assert_eq!(explain(&open), None);
+        let unknown = std::io::Error::other("not ours");
+        assert_eq!(explain(&unknown), None);
+    }
+}

@@ -35,3 +35,30 @@ pub fn query_hint(error: &QueryError, shell: bool) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_asked_for_win_over_the_query_and_both_are_the_default() {
+        let plain = parse("deploy", &[]).unwrap();
+        let global_only = parse("deploy scope:global", &[]).unwrap();
+        let both = [Scope::Workspace, Scope::Global];
+        assert_eq!(wanted_scopes(None, &plain), both);
+        assert_eq!(wanted_scopes(None, &global_only), [Scope::Global]);
+        assert_eq!(
+            wanted_scopes(Some(&[Scope::Workspace]), &global_only),
+            [Scope::Workspace]
+        );
+    }
+
+    #[test]
+    fn the_hint_quotes_for_a_shell_only_when_asked() {
+        let error = parse("type:bogus", &[]).unwrap_err();
+        assert!(query_hint(&error, true).ends_with("quote it: '\"type:bogus\"'"));
+        assert!(query_hint(&error, false).ends_with("quote it: \"type:bogus\""));
+        let nothing = parse("*", &[]).unwrap_err();
+        assert!(query_hint(&nothing, false).starts_with("give a word"));
+    }
+}
