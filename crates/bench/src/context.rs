@@ -12,11 +12,12 @@ use mdindex::query::Query;
 use mdindex::relevance::{self, Evidence, Threshold};
 use mdstore::Store;
 
-/// Hits weighed for each prompt before the judgement: `memctl context`
-/// asks the index for this many.
-pub const CANDIDATES: usize = 10;
 /// Records shown at most (`--max`'s default).
-pub const SHOWN: usize = 5;
+pub const SHOWN: usize = mdagent::context::DEFAULT_MAX;
+
+/// Hits weighed for each prompt before the judgement, as `memctl context`
+/// asks the index for them.
+pub const CANDIDATES: usize = mdagent::context::candidates(SHOWN);
 
 /// The old development set's folder.
 pub fn fixtures() -> PathBuf {

@@ -24,12 +24,8 @@ use mdstore::RecordType;
 use crate::stopwords;
 use crate::text::{self, Segment, Stemming};
 
-/// Which store(s) a search covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
-    Workspace,
-    Global,
-}
+/// Which store(s) a search covers (`scope:`).
+pub use mdstore::Scope;
 
 /// At most this many free terms are kept (the first ones): BM25 scores every
 /// term against every candidate row, so a pasted page must not cost a
@@ -355,7 +351,7 @@ pub(crate) fn is_stop(term: &Term) -> bool {
     !term.prefix
         && term.units.iter().all(|unit| match unit {
             Unit::Word(word) => stopwords::is_english(&text::fold(word)),
-            Unit::Cjk(run) => stopwords::is_cjk(run),
+            Unit::Cjk(run) => stopwords::is_cjk_stop_word(run),
         })
 }
 

@@ -258,7 +258,7 @@ pub fn is_english(word: &str) -> bool {
 /// Whether a run of CJK characters (usually a bigram) carries no topic: a
 /// listed function word, a seam containing a particle, or all hiragana
 /// (Japanese inflection and particles).
-pub fn is_cjk(run: &str) -> bool {
+pub fn is_cjk_stop_word(run: &str) -> bool {
     if CJK_WORDS.binary_search(&run).is_ok() {
         return true;
     }
@@ -292,10 +292,10 @@ mod tests {
         for run in [
             "我们", "什么", "怎么", "的部", "结是", "定的", "どう", "まし", "の凍", "무엇",
         ] {
-            assert!(is_cjk(run), "{run}");
+            assert!(is_cjk_stop_word(run), "{run}");
         }
         for run in ["部署", "冻结", "测试", "決ま", "テス", "테스"] {
-            assert!(!is_cjk(run), "{run}");
+            assert!(!is_cjk_stop_word(run), "{run}");
         }
     }
 }

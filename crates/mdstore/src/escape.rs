@@ -67,6 +67,25 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
     out.map_or(Cow::Borrowed(text), Cow::Owned)
 }
 
+/// JSON text made safe to print: serde_json escapes C0 control characters
+/// but writes DEL and C1 (U+0080 to U+009F, of which U+009B is a
+/// terminal's CSI) and format characters (bidi controls, zero-width and tag
+/// characters: `crate::invisible`) raw; they are escaped as `\u` too, which
+/// JSON readers decode to the same text (SPEC §2: never raw to a terminal).
+pub fn escape_json_controls(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) || crate::invisible::is_format(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out += &format!("\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -116,5 +135,21 @@ mod tests {
         assert_eq!(shown.chars().count(), 40);
         assert!(shown.ends_with('…'));
         assert_eq!(for_message("short\u{7}", 40), "short\\x07");
+    }
+
+    #[test]
+    fn json_escapes_del_and_c1() {
+        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}\u{202e}d\u{e0069}"});
+        let raw = serde_json::to_string_pretty(&value).unwrap();
+        assert!(raw.contains('\u{9b}'), "serde_json writes C1 raw: {raw:?}");
+        let escaped = escape_json_controls(&raw);
+        assert!(
+            escaped
+                .chars()
+                .all(|c| c == '\n' || !(c.is_control() || crate::invisible::is_format(c))),
+            "{escaped:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back, value);
     }
 }

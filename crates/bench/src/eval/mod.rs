@@ -256,7 +256,7 @@ fn cjk_fragments(run: &str) -> Vec<String> {
     let mut current: Vec<char> = Vec::new();
     for pair in chars.windows(2) {
         let bigram: String = pair.iter().collect();
-        if stopwords::is_cjk(&bigram) {
+        if stopwords::is_cjk_stop_word(&bigram) {
             if current.len() >= 2 {
                 fragments.push(current.iter().collect());
             }

@@ -4,22 +4,24 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use mdstore::Store;
-use mdstore::guard::secrets;
 use mdstore::id::id_key;
+use mdstore::redact::{self, Keep};
 use mdstore::tombstone::{self, Tombstone};
 
 use super::{GitError, Repo};
-use crate::cli::{GlobalArgs, LogArgs};
+use mdagent::Config;
+use mdagent::stores::{self, ScopedStore};
+
+use crate::cli::LogArgs;
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, ScopedStore};
 use crate::ui::{self, Ui};
 
 /// One revision: its short hash, ISO date, author, whole message indented,
 /// then the change as a patch.
 const FORMAT: &str = "--format=tformat:commit %h%nDate:   %ad%nAuthor: %an <%ae>%n%n%w(0,4,4)%B";
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(config)?;
     let Some(scoped) = pick_store(&stores, &args.id) else {
         return Err(Failure::bad_input("no store here to show the history of")
             .with_hint("run it inside a project with a `.memory/` folder, or pass --store DIR")
@@ -76,33 +78,8 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> 
     }
     // Commit messages and diffs are other people's text: no raw escapes,
     // and no secret an old revision held (SPEC §6: memctl echoes none).
-    ui::print(&ui::shown_file(&hide_secret_lines(&text)))?;
+    ui::print(&ui::shown_file(&redact::lines(&text, Keep::DiffMarker)))?;
     Ok(Exit::Ok)
-}
-
-/// `text` with each line that holds a secret replaced by a note naming the
-/// rule; a diff line keeps its `+`, `-` or space.
-fn hide_secret_lines(text: &str) -> String {
-    let found = secrets::find_secrets(text);
-    if found.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    for (at, line) in text.lines().enumerate() {
-        match found.iter().find(|f| f.line == at + 1) {
-            Some(finding) => {
-                let prefix = line.chars().next().filter(|c| matches!(c, '+' | '-' | ' '));
-                out.extend(prefix);
-                out += &format!(
-                    "<a line hidden: it looks like it holds a secret (rule {})>",
-                    finding.rule
-                );
-            }
-            None => out += line,
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn git_failure(e: GitError) -> anyhow::Error {

@@ -67,26 +67,6 @@ where
     })
 }
 
-/// The git folder of the repository `dir` is in, found on disk without
-/// running git (a command's start must stay cheap): the nearest `.git`
-/// folder above, or the folder a `.git` file (a linked worktree, a
-/// submodule) points to.
-pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
-    for ancestor in dir.ancestors() {
-        let dot_git = ancestor.join(".git");
-        let Ok(meta) = std::fs::metadata(&dot_git) else {
-            continue;
-        };
-        if meta.is_dir() {
-            return Some(dot_git);
-        }
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let target = text.strip_prefix("gitdir:")?.trim();
-        return Some(ancestor.join(target));
-    }
-    None
-}
-
 impl Repo {
     /// The repository `store_root` is in; `Ok(None)` outside one.
     pub fn find(store_root: &Path) -> Result<Option<Repo>, GitError> {
@@ -138,17 +118,5 @@ mod tests {
         assert_eq!(repo.in_progress(), Some("a cherry-pick"));
         std::fs::create_dir(dir.path().join("rebase-merge")).unwrap();
         assert_eq!(repo.in_progress(), Some("a rebase"));
-    }
-
-    #[test]
-    fn linked_worktree_git_file_leads_to_its_git_dir() {
-        let dir = tempfile::tempdir().unwrap();
-        let worktree = dir.path().join("wt");
-        std::fs::create_dir_all(worktree.join(".memory")).unwrap();
-        std::fs::write(worktree.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
-        assert_eq!(
-            git_dir_of(&worktree.join(".memory")),
-            Some(worktree.join("../main/.git/worktrees/wt"))
-        );
     }
 }

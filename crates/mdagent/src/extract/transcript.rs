@@ -5,11 +5,11 @@
 //! candidate copied from it (see `provenance`).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::failure::Failure;
+use crate::Kind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,11 +47,46 @@ const COMMAND_OUTPUT_TAGS: &[&str] = &[
     "<bash-stderr>",
 ];
 
+/// Why a session file cannot be read; the message names the file and,
+/// for a malformed one, the line or message.
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    #[error("--transcript {}: {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("--transcript {}: larger than {} MiB", path.display(), MAX_TRANSCRIPT_BYTES >> 20)]
+    TooLarge { path: PathBuf },
+    #[error("--transcript {}: not UTF-8 text (invalid byte at offset {offset})", path.display())]
+    NotUtf8 { path: PathBuf, offset: usize },
+    #[error("{}:{at}", path.display())]
+    Malformed { path: PathBuf, at: String },
+}
+
+impl TranscriptError {
+    pub fn kind(&self) -> Kind {
+        Kind::BadInput
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            TranscriptError::TooLarge { .. } => Some(
+                "give one session's file; only its most recent text is used anyway".to_string(),
+            ),
+            TranscriptError::Malformed { .. } => Some(FORMAT_HINT.to_string()),
+            TranscriptError::Read { .. } | TranscriptError::NotUtf8 { .. } => None,
+        }
+    }
+}
+
 /// Reads `path`: a JSON array (`[` first) is the simple format, anything
 /// else Claude Code's JSONL. An error names the file and the line or message.
-pub fn read(path: &Path) -> anyhow::Result<Conversation> {
-    let shown = path.display();
-    let cannot_read = |e: std::io::Error| Failure::bad_input(format!("--transcript {shown}: {e}"));
+pub fn read(path: &Path) -> Result<Conversation, TranscriptError> {
+    let cannot_read = |error| TranscriptError::Read {
+        path: path.to_path_buf(),
+        error,
+    };
     let file = std::fs::File::open(path).map_err(cannot_read)?;
     let size = file.metadata().map_err(cannot_read)?.len();
     // A pipe or a device has no size: reading is capped instead.
@@ -62,29 +97,24 @@ pub fn read(path: &Path) -> anyhow::Result<Conversation> {
             .map_err(cannot_read)?;
     }
     if size > MAX_TRANSCRIPT_BYTES || bytes.len() as u64 > MAX_TRANSCRIPT_BYTES {
-        return Err(Failure::bad_input(format!(
-            "--transcript {shown}: larger than {} MiB",
-            MAX_TRANSCRIPT_BYTES >> 20
-        ))
-        .with_hint("give one session's file; only its most recent text is used anyway")
-        .into());
+        return Err(TranscriptError::TooLarge {
+            path: path.to_path_buf(),
+        });
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Failure::bad_input(format!(
-            "--transcript {shown}: not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
+    let text = String::from_utf8(bytes).map_err(|e| TranscriptError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let located = |at| TranscriptError::Malformed {
+        path: path.to_path_buf(),
+        at,
+    };
     if text.trim_start().starts_with('[') {
-        read_simple(text).map_err(|e| located(path, e).into())
+        read_simple(text).map_err(located)
     } else {
-        read_jsonl(text).map_err(|e| located(path, e).into())
+        read_jsonl(text).map_err(located)
     }
-}
-
-fn located(path: &Path, error: String) -> Failure {
-    Failure::bad_input(format!("{}:{error}", path.display())).with_hint(FORMAT_HINT)
 }
 
 const FORMAT_HINT: &str = "give a Claude Code session file (~/.claude/projects/<project>/<session>.jsonl) or a JSON array of {\"role\": \"user\"|\"assistant\"|\"tool\", \"text\": \"…\"}";

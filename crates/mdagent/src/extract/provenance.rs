@@ -6,9 +6,12 @@
 //! run of [`RUN_WORDS`] consecutive words of its description or body
 //! appears in a tool result and not in anything the user or the assistant
 //! said. Words are compared lower-cased; Chinese, Japanese and Korean
-//! characters count one word each, since those scripts do not space words.
+//! characters (`mdindex::text::is_cjk`, as the index has them) count one
+//! word each, since those scripts do not space words.
 
 use std::collections::HashSet;
+
+use mdindex::text::is_cjk;
 
 /// Eight words: long enough that ordinary phrasing ("use pytest for the
 /// tests in this repository") rarely matches by chance, short enough that
@@ -94,17 +97,6 @@ fn lowered(hash: u64, c: char) -> u64 {
 
 fn fnv(hash: u64, c: char) -> u64 {
     (hash ^ u64::from(c)).wrapping_mul(FNV_PRIME)
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30ff}'     // hiragana, katakana
-        | '\u{3400}'..='\u{4dbf}'   // CJK extension A
-        | '\u{4e00}'..='\u{9fff}'   // CJK unified ideographs
-        | '\u{ac00}'..='\u{d7af}'   // Hangul syllables
-        | '\u{f900}'..='\u{faff}'   // CJK compatibility ideographs
-        | '\u{20000}'..='\u{2fa1f}' // CJK extensions B and later
-    )
 }
 
 /// A hash of every run of [`RUN_WORDS`] consecutive words of `text`.

@@ -14,12 +14,12 @@ use std::io::Read as _;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::context::{self, Ask, DEFAULT_BUDGET};
-use super::context_render::{self as render, Context};
-use super::context_session::Session;
-use crate::cli::{ContextArgs, GlobalArgs};
+use mdagent::Config;
+use mdagent::context::session::Session;
+use mdagent::context::{self, Ask, Context, DEFAULT_BUDGET, render};
+
+use crate::cli::ContextArgs;
 use crate::failure::Exit;
-use crate::stores;
 use crate::ui;
 
 /// An event larger than this is refused (a prompt with a pasted file is
@@ -27,8 +27,8 @@ use crate::ui;
 const MAX_EVENT_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Runs the hook; whatever happens, exit 0.
-pub fn run(global: &GlobalArgs, args: &ContextArgs) -> Exit {
-    match answer(global, args) {
+pub fn run(config: &Config, args: &ContextArgs) -> Exit {
+    match answer(config, args) {
         Ok(Some(out)) => {
             if let Err(e) = ui::print(&out) {
                 eprintln!("memctl context --hook claude-code: cannot write the answer: {e}");
@@ -43,10 +43,10 @@ pub fn run(global: &GlobalArgs, args: &ContextArgs) -> Exit {
 }
 
 /// The hook's standard output, or `None` when there is nothing to add.
-fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<String>> {
+fn answer(config: &Config, args: &ContextArgs) -> anyhow::Result<Option<String>> {
     let event = read_event()?;
     let name = field(&event, "hook_event_name")?;
-    if stores::named_workspace_dir(global).is_none()
+    if mdagent::stores::named_workspace_dir(config).is_none()
         && let Some(cwd) = event.get("cwd").and_then(Value::as_str)
     {
         std::env::set_current_dir(cwd)
@@ -69,7 +69,7 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
                 max: args.max,
                 ..Ask::default()
             };
-            context::gather(global, &ask)?
+            context::gather(config, &ask)?
         }
         "UserPromptSubmit" => {
             let prompt = field(&event, "prompt")?;
@@ -78,7 +78,7 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
             let (mut session, readable) = match Session::load(&cache, id) {
                 Ok(session) => (session, true),
                 Err(e) => {
-                    warn_session_state("not read", &e);
+                    warn_session_state("not read", e);
                     (Session::empty(&cache, id), false)
                 }
             };
@@ -88,7 +88,7 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
                 max: args.max,
                 already_shown: session.keys().map(str::to_string).collect(),
             };
-            let context = fit(context::gather(global, &ask)?, args, name);
+            let context = fit(context::gather(config, &ask)?, args, name);
             for warning in &context.warnings {
                 eprintln!(
                     "memctl context --hook claude-code: warning: {}",
@@ -112,11 +112,12 @@ fn answer(global: &GlobalArgs, args: &ContextArgs) -> anyhow::Result<Option<Stri
 /// only, full) costs the once-a-session rule, never the answer.
 fn save_or_warn(session: &Session) {
     if let Err(e) = session.save() {
-        warn_session_state("not saved", &e);
+        warn_session_state("not saved", e);
     }
 }
 
-fn warn_session_state(what: &str, e: &anyhow::Error) {
+fn warn_session_state(what: &str, e: context::session::SessionError) {
+    let e = anyhow::Error::from(e);
     eprintln!(
         "memctl context --hook claude-code: warning: session state {what} ({e:#}); records may repeat in this session"
     );
@@ -124,7 +125,7 @@ fn warn_session_state(what: &str, e: &anyhow::Error) {
 
 fn fit(context: Context, args: &ContextArgs, name: &str) -> Context {
     let budget = args.budget.unwrap_or(DEFAULT_BUDGET);
-    render::fit(context, budget, &|c| {
+    context::fit::fit(context, budget, &|c| {
         output(c, name).map_or(usize::MAX, |o| o.map_or(0, |t| t.chars().count()))
     })
 }
@@ -140,7 +141,9 @@ fn output(context: &Context, name: &str) -> anyhow::Result<Option<String>> {
             "additionalContext": render::readable(context),
         }
     });
-    Ok(Some(ui::escape_json_controls(&answer.to_string()) + "\n"))
+    Ok(Some(
+        mdstore::escape::escape_json_controls(&answer.to_string()) + "\n",
+    ))
 }
 
 /// The event on standard input: one JSON object of at most

@@ -6,11 +6,8 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
-
-use anyhow::Context as _;
 
 /// Keys remembered for one session; the oldest go first.
 const MAX_SHOWN: usize = 1_000;
@@ -21,6 +18,23 @@ const MAX_SESSIONS: usize = 500;
 /// A session file larger than this is not read (it is not one of ours).
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
+/// Session state that cannot be read or kept: records may be shown again.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// The records shown in one session, in the order they were shown.
 #[derive(Debug)]
 pub struct Session {
@@ -30,13 +44,15 @@ pub struct Session {
 
 impl Session {
     /// The state of session `id` under `cache_dir` (empty if new).
-    pub fn load(cache_dir: &Path, id: &str) -> anyhow::Result<Session> {
+    pub fn load(cache_dir: &Path, id: &str) -> Result<Session, SessionError> {
         let path = session_path(cache_dir, id);
         let shown = match fs::metadata(&path) {
             Ok(meta) if meta.len() > MAX_FILE_BYTES => Vec::new(),
             Ok(_) => {
-                let text = fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let text = match fs::read_to_string(&path) {
+                    Ok(text) => text,
+                    Err(source) => return Err(SessionError::Read { path, source }),
+                };
                 // A damaged file only means records may be shown again.
                 serde_json::from_str(&text).unwrap_or_default()
             }
@@ -72,15 +88,16 @@ impl Session {
     }
 
     /// Writes the state (atomically) and prunes old sessions.
-    pub fn save(&self) -> anyhow::Result<()> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut file = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        file.write_all(serde_json::to_string(&self.shown)?.as_bytes())?;
-        file.persist(&self.path)
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        prune(dir, &self.path);
+    pub fn save(&self) -> Result<(), SessionError> {
+        // A list of strings always serialises.
+        let text = serde_json::to_string(&self.shown).unwrap_or_default();
+        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+            SessionError::Write {
+                path: self.path.clone(),
+                source,
+            }
+        })?;
+        prune(self.path.parent().unwrap_or(Path::new(".")), &self.path);
         Ok(())
     }
 }

@@ -42,6 +42,23 @@ pub enum ModelCmdError {
     Io(#[from] std::io::Error),
 }
 
+impl ModelCmdError {
+    /// A command that cannot be run, or an answer that is not one, is the
+    /// caller's to fix; a run that fails or hangs is a failure of the run.
+    pub fn kind(&self) -> crate::Kind {
+        match self {
+            ModelCmdError::Empty
+            | ModelCmdError::Unsplittable(_)
+            | ModelCmdError::Spawn { .. }
+            | ModelCmdError::TooLarge
+            | ModelCmdError::NotUtf8 => crate::Kind::BadInput,
+            ModelCmdError::Timeout(_) | ModelCmdError::Failed(_) | ModelCmdError::Io(_) => {
+                crate::Kind::Internal
+            }
+        }
+    }
+}
+
 /// The timeout for model commands: `MEMCTL_LLM_TIMEOUT_SECS`, else 300 s.
 pub fn timeout_from_env() -> Duration {
     std::env::var("MEMCTL_LLM_TIMEOUT_SECS")

@@ -1,15 +1,14 @@
-//! Where the write commands meet the search index: keeping it in step with
-//! memctl's own writes, and reporting its state.
+//! Where writes meet the search index: the header view a write plans from,
+//! and the sink that tells the index which files a write changed, so that
+//! it never lags memctl's own writes.
 
 use std::path::PathBuf;
 
-use mdindex::{Index, WatcherState};
+use mdindex::Index;
 use mdstore::Store;
 use mdstore::lock::{self, LockError};
 use mdstore::txn::{ChangeSink, Transaction};
 use mdstore::view::StoreView;
-
-use crate::cmd::search;
 
 /// Starts a write to `store`: its lock (waited for as `MEMCTL_LOCK_TIMEOUT_MS`
 /// says) and the view the write plans from.
@@ -63,36 +62,4 @@ pub fn view_for_write(store: &Store) -> StoreView {
         Some(summaries) => StoreView::from_summaries(store, summaries),
         None => StoreView::load(store),
     }
-}
-
-/// The index lines of `memctl status`. An index that cannot be read is
-/// reported there, not as a failure of `status`, whose job is to say so.
-pub fn status_lines(store: &Store) -> String {
-    let cache = mdindex::cache_dir_from_env();
-    let index = match Index::open_existing(store, &cache) {
-        Ok(index) => index,
-        Err(mdindex::Error::Unusable { cause, .. }) => {
-            return format!("  index: not usable yet ({cause}); the next search builds it\n");
-        }
-        Err(e) => return format!("  index: cannot be opened ({e})\n"),
-    };
-    let status = match index.status() {
-        Ok(status) => status,
-        Err(e) => return format!("  index: cannot be read ({e})\n"),
-    };
-    let watcher = match status.watcher {
-        WatcherState::Absent => {
-            "none (searches compare the store with the index first)".to_string()
-        }
-        WatcherState::Starting => "starting".to_string(),
-        WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
-    };
-    format!(
-        "  index: {} ({}, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
-        status.path.display(),
-        search::count(status.records, "record", "records"),
-        status.size_bytes as f64 / 1024.0 / 1024.0,
-        status.schema_version,
-        status.updated_at.as_deref().unwrap_or("never"),
-    )
 }

@@ -16,8 +16,8 @@ use mdstore::Store;
 use mdstore::catalog::{self, disk};
 use mdstore::txn::Transaction;
 
-use crate::index_hook;
-use crate::ui::Ui;
+use crate::index_sink;
+use crate::stores::ScopedStore;
 
 /// How long a command waits for a writer's lock before leaving the
 /// regeneration to that writer, whose commit regenerates it anyway.
@@ -26,18 +26,17 @@ const LOCK_WAIT: Duration = Duration::from_millis(200);
 /// Regenerates `MEMORY.md` of `store` if git changed its repository since
 /// `MEMORY.md` was last known to match the records, and it is memctl's own
 /// and out of date (a missing or foreign one is left for the next write,
-/// which keeps a foreign one first). Never fails a command: a
-/// store it cannot write is reported by `check` and the next write.
-pub fn catalog(store: &Store, ui: &Ui) {
-    let Some(git_index) = crate::git::git_dir_of(store.root()).map(|d| d.join("index")) else {
-        return;
-    };
+/// which keeps a foreign one first). Returns the file when it was
+/// regenerated. Never fails a command: a store it cannot write is reported
+/// by `check` and the next write.
+pub fn catalog(store: &Store) -> Option<PathBuf> {
+    let git_index = git_dir_of(store.root())?.join("index");
     let stamp_path = stamp_path(store);
     let now = stamp(&git_index);
     if fs::read_to_string(&stamp_path).ok().as_deref() == Some(now.as_str()) {
-        return;
+        return None;
     }
-    let view = index_hook::view_for_write(store);
+    let view = index_sink::view_for_write(store);
     let expected = catalog::render(&view.summaries, catalog::Budget::default());
     let stale = match disk::inspect(store, &expected).map(|d| d.state) {
         Ok(disk::State::Stale { .. }) => true,
@@ -45,44 +44,36 @@ pub fn catalog(store: &Store, ui: &Ui) {
         // memctl never wrote to (a Claude Code folder) stays as it is
         // under read commands; the first write creates or replaces it.
         Ok(disk::State::Missing | disk::State::Current | disk::State::Foreign) => false,
-        Err(_) => return,
+        Err(_) => return None,
     };
-    if stale {
-        if !regenerate(store) {
-            return;
-        }
-        if ui.verbose {
-            ui.note(&format!(
-                "Regenerated {}: git changed the records (a merge, checkout or pull).",
-                store.catalog_path().display()
-            ));
-        }
-    }
-    if let Some(parent) = stamp_path.parent() {
-        let _ = fs::create_dir_all(parent);
+    if stale && !regenerate(store) {
+        return None;
     }
     let _ = mdstore::atomic::write_file(&stamp_path, now.as_bytes());
+    stale.then(|| store.catalog_path())
 }
 
-/// [`catalog`] for every store a command is about to use.
-pub fn catalogs(stores: &[crate::stores::ScopedStore], ui: &Ui) {
-    for scoped in stores {
-        catalog(&scoped.store, ui);
-    }
+/// [`catalog`] for every store a command is about to use: the files it
+/// regenerated.
+pub fn catalogs(stores: &[ScopedStore]) -> Vec<PathBuf> {
+    stores
+        .iter()
+        .filter_map(|scoped| catalog(&scoped.store))
+        .collect()
 }
 
 /// Regenerates `MEMORY.md` under the store's lock, through the one write
 /// path; `false` when the lock was busy or the file could not be written.
 fn regenerate(store: &Store) -> bool {
-    let Ok(mut txn) = Transaction::begin(store, LOCK_WAIT, index_hook::view_for_write) else {
+    let Ok(mut txn) = Transaction::begin(store, LOCK_WAIT, index_sink::view_for_write) else {
         return false;
     };
     txn.refresh_catalog();
     matches!(txn.commit(&mut ()).catalog, Ok(Some(_)))
 }
 
-/// Where the stamp of `store` is kept: beside its index, outside the store
-/// (SPEC §4: the store holds only records, tombstones and `MEMORY.md`).
+/// Where the stamp of `store` is kept: beside its index, in the cache
+/// folder, never in the store.
 fn stamp_path(store: &Store) -> PathBuf {
     let cache = mdindex::cache_dir_from_env();
     let db = mdindex::IndexPaths::new(&cache, store).db;
@@ -108,4 +99,41 @@ fn stamp(git_index: &Path) -> String {
         (meta.ctime(), meta.ctime_nsec(), meta.ino()).hash(&mut hasher);
     }
     format!("{:016x}\n", hasher.finish())
+}
+
+/// The git folder of the repository `dir` is in, found on disk without
+/// running git (a command's start must stay cheap): the nearest `.git`
+/// folder above, or the folder a `.git` file (a linked worktree, a
+/// submodule) points to.
+pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
+    for ancestor in dir.ancestors() {
+        let dot_git = ancestor.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some(dot_git);
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text.strip_prefix("gitdir:")?.trim();
+        return Some(ancestor.join(target));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linked_worktree_git_file_leads_to_its_git_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let worktree = dir.path().join("wt");
+        std::fs::create_dir_all(worktree.join(".memory")).unwrap();
+        std::fs::write(worktree.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+        assert_eq!(
+            git_dir_of(&worktree.join(".memory")),
+            Some(worktree.join("../main/.git/worktrees/wt"))
+        );
+    }
 }

@@ -1,14 +1,12 @@
-//! `dream --auto`: the gates of SPEC §7 (hours and writes since the last
+//! `dream --auto` (SPEC §7): the gates (hours and writes since the last
 //! dream, a scan at most every few minutes), their state in the cache
 //! folder, and the OS lock that keeps two dreams from running at once.
 //! The lock is `File::try_lock`: the OS drops it with the process, so a
 //! dream killed mid-run never blocks the next one.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use jiff::Timestamp;
 use mddream::plan::{Finding, LeftAlone, Operation, Plan};
 use mdindex::IndexPaths;
@@ -17,6 +15,82 @@ use serde::{Deserialize, Serialize};
 
 use crate::stores::ScopedStore;
 
+/// Why the dream lock or the gates' state cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DreamAutoError {
+    #[error("cannot create the cache folder {}", dir.display())]
+    CacheFolder {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot open the dream lock {}", path.display())]
+    OpenLock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot lock {}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}", path.display())]
+    SaveGates {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Whether a dream may run now, and what it holds while it does.
+pub enum Admission {
+    /// Run, holding the lock (none for a dry run, which writes nothing)
+    /// and, unattended, the gates to mark when done.
+    Run {
+        lock: Option<DreamLock>,
+        gates: Option<Gates>,
+    },
+    /// Another dream holds the lock.
+    Busy,
+    /// Unattended, and a gate is closed: why.
+    Closed(String),
+}
+
+/// The dream lock and, when `auto`, the gates (SPEC §7).
+pub fn admit(
+    stores: &[ScopedStore],
+    auto: bool,
+    dry_run: bool,
+    now: Timestamp,
+) -> Result<Admission, DreamAutoError> {
+    // A dry run writes nothing, so it needs no lock and no gate.
+    if dry_run {
+        return Ok(Admission::Run {
+            lock: None,
+            gates: None,
+        });
+    }
+    let Some(lock) = DreamLock::take(stores)? else {
+        return Ok(Admission::Busy);
+    };
+    if !auto {
+        return Ok(Admission::Run {
+            lock: Some(lock),
+            gates: None,
+        });
+    }
+    let mut gates = Gates::load(stores);
+    if let Some(why) = gates.check(stores, now)? {
+        return Ok(Admission::Closed(why));
+    }
+    Ok(Admission::Run {
+        lock: Some(lock),
+        gates: Some(gates),
+    })
+}
+
 /// Held for a whole dream: one lock file per store in the cache folder.
 pub struct DreamLock {
     _files: Vec<File>,
@@ -24,24 +98,25 @@ pub struct DreamLock {
 
 impl DreamLock {
     /// Takes every store's dream lock, or `None` when another dream holds one.
-    pub fn take(stores: &[ScopedStore]) -> anyhow::Result<Option<DreamLock>> {
+    pub fn take(stores: &[ScopedStore]) -> Result<Option<DreamLock>, DreamAutoError> {
         let mut files = Vec::new();
         for scoped in stores {
             let path = state_path(&scoped.store, "dream-lock");
             ensure_parent(&path)?;
-            let file = OpenOptions::new()
+            let file = match OpenOptions::new()
                 .create(true)
                 .truncate(false)
                 .write(true)
                 .open(&path)
-                .with_context(|| format!("cannot open the dream lock {}", path.display()))?;
+            {
+                Ok(file) => file,
+                Err(source) => return Err(DreamAutoError::OpenLock { path, source }),
+            };
             match file.try_lock() {
                 Ok(()) => files.push(file),
                 Err(fs::TryLockError::WouldBlock) => return Ok(None),
-                Err(fs::TryLockError::Error(e)) => {
-                    return Err(
-                        anyhow::Error::from(e).context(format!("cannot lock {}", path.display()))
-                    );
+                Err(fs::TryLockError::Error(source)) => {
+                    return Err(DreamAutoError::Lock { path, source });
                 }
             }
         }
@@ -56,10 +131,12 @@ fn state_path(store: &mdstore::Store, suffix: &str) -> PathBuf {
     db.with_extension(suffix)
 }
 
-fn ensure_parent(path: &std::path::Path) -> anyhow::Result<()> {
+fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create the cache folder {}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(|source| DreamAutoError::CacheFolder {
+            dir: parent.to_path_buf(),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -125,7 +202,7 @@ impl Gates {
         &mut self,
         stores: &[ScopedStore],
         now: Timestamp,
-    ) -> anyhow::Result<Option<String>> {
+    ) -> Result<Option<String>, DreamAutoError> {
         let limits = Thresholds::from_env();
         if let Some(last) = at(self.state.last_dream) {
             let hours = now.duration_since(last).as_hours();
@@ -162,7 +239,7 @@ impl Gates {
     /// Rounded up to the next second, so that the dream's own writes are
     /// not counted as writes since it.
     pub fn dreamt(&mut self) {
-        let after = Timestamp::now().as_second().saturating_add(1);
+        let after = mdstore::clock::now().as_second().saturating_add(1);
         self.state.last_dream = Some(after);
         self.state.last_scan = Some(after);
         // The gates are a convenience: a state that cannot be saved only
@@ -170,15 +247,16 @@ impl Gates {
         let _ = self.save();
     }
 
-    fn save(&self) -> anyhow::Result<()> {
+    fn save(&self) -> Result<(), DreamAutoError> {
         ensure_parent(&self.path)?;
-        let dir = self.path.parent().unwrap_or(std::path::Path::new("."));
-        let mut temp = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        temp.write_all(serde_json::to_string(&self.state)?.as_bytes())?;
-        temp.persist(&self.path)
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        Ok(())
+        // Two optional numbers always serialise.
+        let text = serde_json::to_string(&self.state).unwrap_or_default();
+        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+            DreamAutoError::SaveGates {
+                path: self.path.clone(),
+                source,
+            }
+        })
     }
 }
 
