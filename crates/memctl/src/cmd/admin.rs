@@ -89,9 +89,11 @@ pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Ex
     let mut records = 0;
     let mut out = String::new();
     let mut catalog_problems = false;
+    let mut labelled = 0;
     for scoped in &stores {
         let report = mdstore::check::check(&scoped.store);
         records += report.records;
+        labelled += report.labelled.len();
         problems += report.findings.len();
         for finding in &report.findings {
             catalog_problems |= finding.rel_path.as_os_str() == CATALOG_FILE;
@@ -110,6 +112,13 @@ pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Ex
         }
     }
     ui::print(&out)?;
+    if labelled > 0 {
+        ui.note(&format!(
+            "{} {} a `name` other than the file name (a title, as Claude Code writes it): the file name is the id, so this is not a problem",
+            ui.paint(Style::Cyan, "note:"),
+            count(labelled, "record has", "records have")
+        ));
+    }
     if catalog_problems {
         ui.note(&format!(
             "{} any write regenerates MEMORY.md, and so does `memctl init` now (with the same --store or --global); a MEMORY.md that memctl did not write is kept first",
