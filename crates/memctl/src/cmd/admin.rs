@@ -114,7 +114,7 @@ pub fn check(global: &GlobalArgs, ui: &Ui, args: CheckArgs) -> anyhow::Result<Ex
     ui::print(&out)?;
     if labelled > 0 {
         ui.note(&format!(
-            "{} {} a `name` other than the file name (a title, as Claude Code writes it): the file name is the id, so this is not a problem",
+            "{} {} a `name` other than the file name (a title or a label of its own, as Claude Code writes): the file name is the id, so this is not a problem",
             ui.paint(Style::Cyan, "note:"),
             count(labelled, "record has", "records have")
         ));

@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod adopt_claude_code;
 mod agents_doc;
 mod arguments;
 mod catalog;
