@@ -51,6 +51,7 @@ mod model_based;
 mod names;
 mod pre_commit;
 mod read;
+mod real_model;
 mod regressions;
 mod remember;
 mod search;
