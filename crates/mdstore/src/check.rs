@@ -219,16 +219,16 @@ fn missing_link_finding(store: &Store) -> Option<Finding> {
     if missing.len() > NAMED {
         named.push(format!("and {} more", missing.len() - NAMED));
     }
-    let count = match missing.len() {
-        1 => "a file".to_string(),
-        n => format!("{n} files"),
+    let (count, lines) = match missing.len() {
+        1 => ("a file".to_string(), "its line"),
+        n => (format!("{n} files"), "their lines"),
     };
     Some(Finding {
         rel_path: PathBuf::from(CATALOG_FILE),
         line: Some(first.line),
         severity: Severity::Error,
         message: format!(
-            "links to {count} the store does not have: {}; regenerating MEMORY.md drops these lines (its text is kept)",
+            "links to {count} the store does not have: {}; regenerating MEMORY.md drops {lines} (its text is kept)",
             named.join(", ")
         ),
     })
@@ -338,6 +338,25 @@ mod tests {
         assert_eq!(
             catalog_messages(&Store::open(empty.path()).unwrap()),
             vec![]
+        );
+    }
+
+    /// Issue 14: a Claude Code folder's MEMORY.md listed files the folder
+    /// did not have, and `check` said only that memctl had not written it.
+    #[test]
+    fn foreign_memory_md_linking_to_a_missing_file_is_one_more_finding() {
+        let (_dir, store) = store_with_record();
+        fs::write(
+            store.catalog_path(),
+            "# Index\n\n- [alpha](alpha.md)\n- [gone](gone.md) and [web](https://x.org/y.md)\n",
+        )
+        .unwrap();
+        let messages = catalog_messages(&store);
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[1].0, Some(4));
+        assert_eq!(
+            messages[1].1,
+            "links to a file the store does not have: \"gone.md\" (line 4); regenerating MEMORY.md drops its line (its text is kept)"
         );
     }
 

@@ -108,10 +108,11 @@ pub fn judge(records: &[NamedRecord]) -> Names {
     for (index, record) in records.iter().enumerate() {
         let id = name_key(&record.id);
         let mut own = vec![(Kind::Id, id.clone())];
-        if let Some(name) = record.written_name.as_deref().map(name_key) {
-            if !name.is_empty() && name != id {
-                own.push((Kind::Name, name));
-            }
+        if let Some(name) = record.written_name.as_deref().map(name_key)
+            && !name.is_empty()
+            && name != id
+        {
+            own.push((Kind::Name, name));
         }
         for (kind, key) in &own {
             by_look
@@ -128,10 +129,11 @@ pub fn judge(records: &[NamedRecord]) -> Names {
             continue;
         }
         let stem = record.id.rsplit('/').next().unwrap_or(&record.id);
-        if let Some(name) = &record.written_name {
-            if !name_key(name).is_empty() && !fits_file(name, stem) {
-                names.labelled.push(record.rel_path.clone());
-            }
+        if let Some(name) = &record.written_name
+            && !name_key(name).is_empty()
+            && !fits_file(name, stem)
+        {
+            names.labelled.push(record.rel_path.clone());
         }
     }
     names
