@@ -547,13 +547,10 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
             "no frontmatter: name, description and type are missing",
         ));
     } else {
-        match meta.name.as_deref() {
-            None => problems.push(Problem::warning(None, "no `name`; the file name is used")),
-            Some(name) if name != stem => problems.push(Problem::warning(
-                None,
-                format!("`name` is {name:?} but the file is {stem:?}; the file name wins"),
-            )),
-            Some(_) => {}
+        // A `name` other than the stem is a label (SPEC §2), Claude Code's
+        // title among them; `check` judges it beside the other records'.
+        if meta.name.is_none() {
+            problems.push(Problem::warning(None, "no `name`; the file name is used"));
         }
         if meta.description.is_none() {
             problems.push(Problem::error(
@@ -572,7 +569,7 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
         .matches('\n')
         .count();
     problems.extend(crate::invisible::problems(&meta, &body, body_line));
-    meta.name = Some(stem.to_string());
+    let written_name = meta.name.replace(stem.to_string());
     if meta.description.is_none() {
         meta.description =
             Some(frontmatter::description_from_body(&body).unwrap_or_else(|| stem.to_string()));
@@ -581,6 +578,7 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
         id: id.to_string(),
         rel_path: rel_path.to_path_buf(),
         meta,
+        written_name,
         frontmatter: parsed.frontmatter,
         body,
         problems,

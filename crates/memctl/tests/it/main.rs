@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod adopt_claude_code;
 mod agents_doc;
 mod arguments;
 mod catalog;
@@ -51,6 +52,7 @@ mod model_based;
 mod names;
 mod pre_commit;
 mod read;
+mod real_model;
 mod regressions;
 mod remember;
 mod search;
