@@ -1,15 +1,15 @@
 //! Issue 15 item 6, "git commits what is committed": a commit memctl makes
 //! holds the write's own files and a `MEMORY.md` of the records the commit
 //! holds, whatever the user has staged or left untracked beside them; the
-//! user's index keeps their staged changes. With the real `git`, through
-//! the real binary.
+//! user's index keeps their staged changes; `memctl log` follows history
+//! through merges. With the real `git`, through the real binary.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::env::TestEnv;
-use crate::git::{Clones, git, git_env, identify, memctl, remember};
+use crate::git::{Clones, git, git_env, git_run, identify, memctl, remember};
 
 const DRAFT: &str = "---\nname: draft\ndescription: A draft the user has not committed\ntype: project\n---\nNot ready to share yet.\n";
 
@@ -388,6 +388,108 @@ fn a_commit_a_hook_refuses_leaves_the_users_index_as_it_was() {
         .filter(|n| n.starts_with("memctl-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 15 item 6: after a merge, `memctl log ID` left out the losing
+/// side's revisions (git's history simplification follows one parent).
+#[test]
+fn log_shows_the_losing_sides_revision_after_a_merge() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let b = clones.dir("b");
+    crate::git::conflicted(&clones);
+    git(env, &b, &["checkout", "--ours", ".memory/shared.md"]);
+    git(env, &b, &["add", ".memory/shared.md"]);
+    git(env, &b, &["commit", "--quiet", "--no-edit"]);
+    let log = memctl(env, &b, &["log", "shared"]);
+    log.assert_success();
+    assert!(
+        log.stdout.contains("+description: The description a chose")
+            && log.stdout.contains("+description: The description b chose"),
+        "{}",
+        log.render()
+    );
+}
+
+/// Issue 15 item 6: `memctl log ID` left out the merge that removed the
+/// record (a forget on one side, an edit on the other, resolved with
+/// `git rm`) and the edit it dropped.
+#[test]
+fn log_shows_the_merge_that_removed_a_record_and_the_edit_it_dropped() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let (a, b) = (clones.dir("a"), clones.dir("b"));
+    memctl(env, &a, &["forget", "--yes", "--commit", "shared"]).assert_success();
+    git(env, &a, &["push", "--quiet", "origin", "main"]);
+    remember(env, &b, "shared", "Edited while a forgot it").assert_success();
+    let (code, text) = git_run(env, &b, &["pull", "--quiet", "--no-edit", "origin", "main"]);
+    assert_ne!(code, 0, "{text}");
+    git(env, &b, &["rm", "--quiet", ".memory/shared.md"]);
+    git(env, &b, &["commit", "--quiet", "--no-edit"]);
+
+    let log = memctl(env, &b, &["log", "shared"]);
+    log.assert_success();
+    let subjects: Vec<&str> = log
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    for subject in [
+        "forget: shared",
+        "remember: update shared",
+        "remember: add shared",
+    ] {
+        assert!(subjects.contains(&subject), "{subject}: {}", log.render());
+    }
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s.starts_with("Merge branch 'main'")),
+        "{}",
+        log.render()
+    );
+    // The merge's change against the side that still had the record.
+    assert!(
+        log.stdout
+            .contains("-description: Edited while a forgot it"),
+        "{}",
+        log.render()
+    );
+}
+
+/// `memctl log` of a record renamed by hand (`git mv`) showed only the
+/// rename: its revisions under the old name belong to it too.
+#[test]
+fn log_of_a_record_renamed_by_hand_shows_its_revisions_before_the_rename() {
+    let clones = Clones::new();
+    let env = &clones.env;
+    let a = clones.dir("a");
+    remember(env, &a, "shared", "Second revision").assert_success();
+    git(env, &a, &["mv", ".memory/shared.md", ".memory/renamed.md"]);
+    git(
+        env,
+        &a,
+        &["commit", "--quiet", "--message", "rename by hand"],
+    );
+    let log = memctl(env, &a, &["log", "renamed"]);
+    log.assert_success();
+    let subjects: Vec<&str> = log
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            "rename by hand",
+            "remember: update shared",
+            "remember: add shared"
+        ],
+        "{}",
+        log.render()
+    );
 }
 
 /// A store in a folder whose name has spaces and accents, and a draft
