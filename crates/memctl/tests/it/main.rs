@@ -42,6 +42,7 @@ mod forget;
 mod freshness;
 mod from_json;
 mod git;
+mod git_commit_only;
 mod half_written;
 mod index;
 mod init;
