@@ -88,7 +88,11 @@ pub(crate) fn write(path: &Path, parts: &ModelParts) -> Result<()> {
         ));
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let temporary = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    // Readable by all, as any installed data file (a temporary file is 0600).
+    let temporary = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
     let io = |e: zip::result::ZipError| Error::format(path, "", format!("writing: {e}"));
     let mut zip = zip::ZipWriter::new(temporary.as_file());
     let stored = SimpleFileOptions::default()

@@ -21,7 +21,7 @@ pub enum Availability {
     /// Neither the variable nor the setting names a model: off, by choice.
     NotConfigured,
     /// The named model loaded.
-    Usable(Model),
+    Usable(Box<Model>),
     /// A model is named but cannot be used; `error` says why (a missing,
     /// damaged or wrong file, named).
     Broken { path: PathBuf, error: Error },
@@ -59,7 +59,7 @@ pub fn open_at(path: Option<PathBuf>) -> Availability {
     match path {
         None => Availability::NotConfigured,
         Some(path) => match Model::open(&path) {
-            Ok(model) => Availability::Usable(model),
+            Ok(model) => Availability::Usable(Box::new(model)),
             Err(error) => Availability::Broken { path, error },
         },
     }

@@ -151,14 +151,6 @@ impl Tokenizer {
         trie.as_fst()
             .verify()
             .map_err(|e| format!("the piece trie: {e}"))?;
-        let mut stream = trie.stream();
-        while let Some((_, id)) = fst::Streamer::next(&mut stream) {
-            if !usize::try_from(id)
-                .is_ok_and(|id| id < n && matches!(parts.kinds[id], NORMAL | USER_DEFINED))
-            {
-                return Err(format!("the piece trie names id {id}, not a usable piece"));
-            }
-        }
         let normal = || {
             parts
                 .scores
@@ -241,10 +233,16 @@ impl Tokenizer {
                 let transition = node.transition(index);
                 output = output.cat(transition.out);
                 node = fst.node(transition.addr);
-                if node.is_final() {
-                    let id = output.cat(node.final_output()).value() as u32;
-                    let length = i + 1;
-                    offer(start + length, id, self.piece_score(id, length));
+                // A trie naming an id that is no usable piece (a damaged
+                // model) loses that piece; it never indexes out of bounds.
+                let length = i + 1;
+                if let Some((id, score)) = node
+                    .is_final()
+                    .then(|| u32::try_from(output.cat(node.final_output()).value()).ok())
+                    .flatten()
+                    .and_then(|id| Some((id, self.piece_score(id, length)?)))
+                {
+                    offer(start + length, id, score);
                     has_single |= length == char_len;
                 }
             }
@@ -264,13 +262,14 @@ impl Tokenizer {
     }
 
     /// A piece's score; a user-defined one gets the bonus that makes it win
-    /// (`length * max_score_ - 0.1`, the length in bytes).
-    fn piece_score(&self, id: u32, length: usize) -> f32 {
+    /// (`length * max_score_ - 0.1`, the length in bytes). `None` for an id
+    /// that is no normal or user-defined piece.
+    fn piece_score(&self, id: u32, length: usize) -> Option<f32> {
         let id = id as usize;
-        if self.kinds[id] == USER_DEFINED {
-            length as f32 * self.max_score - 0.1
-        } else {
-            self.scores[id]
+        match *self.kinds.get(id)? {
+            USER_DEFINED => Some(length as f32 * self.max_score - 0.1),
+            NORMAL => self.scores.get(id).copied(),
+            _ => None,
         }
     }
 

@@ -35,7 +35,7 @@ impl Normalizer {
                 .ok_or("the character map is shorter than its size field")?;
             let trie = charsmap
                 .get(4..4 + size)
-                .filter(|t| t.len() % 4 == 0 && size + 4 < charsmap.len())
+                .filter(|t| t.len().is_multiple_of(4) && size + 4 < charsmap.len())
                 .ok_or("the character map's trie size does not fit the map")?;
             let units = trie
                 .chunks_exact(4)
