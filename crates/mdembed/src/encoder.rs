@@ -91,9 +91,20 @@ pub(crate) fn encode_group(
         columns_mut(&mut features, offset..offset + CNN_DIM).assign(&out_branch);
     }
     layer_norm(&mut features, &weights.ln_g, &weights.ln_b, weights.eps);
+    pool_and_project(weights, &features, &spans, out);
+    Ok(())
+}
 
+/// Each text's features summed over its tokens, projected, through the
+/// residual network and L2-normalised into its row of `out`.
+fn pool_and_project(
+    weights: &Weights,
+    features: &Array2<f32>,
+    spans: &[Span],
+    out: &mut [[f32; DIM]],
+) {
     let mut sums = Array2::<f32>::zeros((spans.len(), FEATURES));
-    for (mut sum, span) in sums.rows_mut().into_iter().zip(&spans) {
+    for (mut sum, span) in sums.rows_mut().into_iter().zip(spans) {
         for t in span.start..span.start + span.len {
             sum += &features.row(t);
         }
@@ -101,7 +112,7 @@ pub(crate) fn encode_group(
     // The sum over tokens commutes with the linear projection: project the
     // per-text sums, then add each text's share of the bias.
     let mut mean = sums.dot(&weights.cnn_w);
-    for (mut row, span) in mean.rows_mut().into_iter().zip(&spans) {
+    for (mut row, span) in mean.rows_mut().into_iter().zip(spans) {
         let len = span.len as f32;
         row.scaled_add(len, &weights.cnn_b);
         row *= 1.0 / len.sqrt();
@@ -116,7 +127,6 @@ pub(crate) fn encode_group(
             *slot = value * norm;
         }
     }
-    Ok(())
 }
 
 /// The dequantized embeddings of `pieces`, one row each.

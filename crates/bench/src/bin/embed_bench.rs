@@ -104,6 +104,7 @@ fn main() -> anyhow::Result<()> {
         (vectors.len() * mdembed::DIM * 4) as f64 / (1 << 20) as f64
     );
     println!("peak RSS after the batch: {} MiB", peak_rss_mib());
+    real_records(&model)?;
     println!("load average at end: {}", load_average());
     hit_at_5(&model, &prompts)?;
     Ok(())
@@ -137,6 +138,40 @@ fn record_text(name: &str, text: &str) -> String {
         cut -= 1;
     }
     format!("{name}\n{description}\n{}", &body[..cut])
+}
+
+/// The rate on real records, whose vocabulary is far larger than the
+/// generated ones' (so fewer pieces repeat within a group): the two real
+/// memory folders under tests/fixtures, each record as a store holds it.
+fn real_records(model: &mdembed::Model) -> anyhow::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/claude-memory");
+    let mut texts = Vec::new();
+    for folder in ["MLShukai--ResoniteIO", "ttraenkler--js2"] {
+        for entry in std::fs::read_dir(root.join(folder))? {
+            let path = entry?.path();
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "md") && name != "MEMORY" {
+                texts.push(record_text(name, &std::fs::read_to_string(&path)?));
+            }
+        }
+    }
+    let tokens: usize = texts.iter().map(|t| model.tokenize(t).len()).sum();
+    let (started, cpu_before) = (Instant::now(), process_cpu());
+    model.embed_batch(&texts)?;
+    let (wall, cpu) = (started.elapsed(), process_cpu() - cpu_before);
+    println!(
+        "{} real records of tests/fixtures/claude-memory ({tokens} tokens, {:.0} a record): {} wall, {} CPU; \
+         {:.0} tokens per CPU-second",
+        texts.len(),
+        tokens as f64 / texts.len() as f64,
+        ms(wall),
+        ms(cpu),
+        tokens as f64 / cpu.as_secs_f64().max(0.01),
+    );
+    Ok(())
 }
 
 /// USE alone on the context fixtures: for each prompt with a relevant
