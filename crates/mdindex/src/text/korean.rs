@@ -9,7 +9,8 @@
 //! Particles that change with the syllable before them (`은`/`는`, `이`/`가`,
 //! `을`/`를`, `과`/`와`, `으로`/`로`) are taken off only after the syllable
 //! they go with, so `경로` keeps its `로` (`로` follows a vowel or ㄹ).
-//! A stem that ends in the plural `들` loses it too (`파일들을` → `파일`).
+//! A stem that ends in the plural `들` or the honorific `님` loses it too
+//! (`파일들을` → `파일`, `민준님과` → `민준`).
 
 /// What the syllable before an ending must end in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,8 +207,9 @@ const ENDINGS: &[(&str, After)] = &[
     ("했을", Any),
 ];
 
-/// The plural marker, which may stand between a noun and its particle.
-const PLURAL: char = '들';
+/// The plural marker and the honorific, which may stand between a noun and
+/// its particle.
+const NOUN_SUFFIXES: [char; 2] = ['들', '님'];
 
 /// Whether a Hangul syllable has no final consonant, and whether that
 /// consonant is ㄹ; `None` for anything else than a precomposed syllable.
@@ -234,8 +236,8 @@ fn fits(after: After, before: char) -> bool {
 /// it, empty when the whole of it is one (`를`, `해요`).
 pub(crate) fn stem(word: &str) -> &str {
     let stem = strip_ending(word);
-    match stem.strip_suffix(PLURAL) {
-        Some(plural) if plural.chars().count() >= 2 => plural,
+    match stem.strip_suffix(NOUN_SUFFIXES) {
+        Some(noun) if noun.chars().count() >= 2 => noun,
         _ => stem,
     }
 }
@@ -291,6 +293,7 @@ mod tests {
             ("집에서", "집"),
             ("파일들을", "파일"),
             ("사용자들", "사용자"),
+            ("김민준님과", "김민준"),
         ] {
             assert_eq!(stem(word), expected, "{word}");
         }
