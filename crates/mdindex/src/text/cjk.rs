@@ -174,17 +174,22 @@ const JAPANESE_GRAMMAR: &[&str] = &[
     "を",
 ];
 
+/// The bytes of the longest entry of [`JAPANESE_GRAMMAR`] (four kana).
+const LONGEST_GRAMMAR_BYTES: usize = 12;
+
 /// Whether a piece of hiragana is made only of [`JAPANESE_GRAMMAR`]
 /// (`されますか` is `され` `ます` `か`).
 fn is_japanese_grammar(piece: &str) -> bool {
-    // can_end[i]: the first i bytes split into grammar.
+    // can_end[i]: the first i bytes split into grammar. Only pieces as long
+    // as the longest entry are looked up, so a long run costs linear time.
     let mut can_end = vec![false; piece.len() + 1];
     can_end[0] = true;
     for start in 0..piece.len() {
         if !can_end[start] || !piece.is_char_boundary(start) {
             continue;
         }
-        for end in (start + 1..=piece.len()).filter(|&e| piece.is_char_boundary(e)) {
+        let longest = piece.len().min(start + LONGEST_GRAMMAR_BYTES);
+        for end in (start + 1..=longest).filter(|&e| piece.is_char_boundary(e)) {
             if JAPANESE_GRAMMAR.binary_search(&&piece[start..end]).is_ok() {
                 can_end[end] = true;
             }
@@ -210,6 +215,20 @@ mod tests {
             JAPANESE_GRAMMAR.windows(2).all(|w| w[0] < w[1]),
             "{JAPANESE_GRAMMAR:?}"
         );
+    }
+
+    #[test]
+    fn the_longest_grammar_entry_is_known() {
+        let longest = JAPANESE_GRAMMAR.iter().map(|g| g.len()).max();
+        assert_eq!(longest, Some(LONGEST_GRAMMAR_BYTES));
+    }
+
+    #[test]
+    fn a_long_run_of_kana_is_split_in_linear_time() {
+        let run = "のは".repeat(200_000);
+        assert_eq!(split(&run), Vec::<&str>::new());
+        let run = format!("{}テスト", "あ".repeat(200_000));
+        assert_eq!(split(&run).len(), 2);
     }
 
     #[test]

@@ -242,9 +242,14 @@ pub(crate) fn stem(word: &str) -> &str {
     }
 }
 
+/// The syllables of the longest entry of [`ENDINGS`].
+const LONGEST_ENDING_CHARS: usize = 5;
+
 fn strip_ending(word: &str) -> &str {
     // Longest ending first: the earliest place an ending can start.
-    for (at, _) in word.char_indices() {
+    let syllables = word.chars().count();
+    let skip = syllables.saturating_sub(LONGEST_ENDING_CHARS);
+    for (at, _) in word.char_indices().skip(skip) {
         let ending = &word[at..];
         let Ok(found) = ENDINGS.binary_search_by(|(text, _)| text.cmp(&ending)) else {
             continue;
@@ -277,6 +282,12 @@ mod tests {
             "{:?}",
             ENDINGS.windows(2).find(|w| w[0].0 >= w[1].0)
         );
+    }
+
+    #[test]
+    fn the_longest_ending_is_known() {
+        let longest = ENDINGS.iter().map(|(e, _)| e.chars().count()).max();
+        assert_eq!(longest, Some(LONGEST_ENDING_CHARS));
     }
 
     #[test]
