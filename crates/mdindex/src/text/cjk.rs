@@ -5,7 +5,9 @@
 //!   Hangul): Japanese writes its words in kanji and katakana and its
 //!   grammar in hiragana (`デプロイの手順は` → `デプロイ` `の` `手順` `は`);
 //! - a hiragana piece made only of particles and auxiliaries (`の`, `は`,
-//!   `されますか`, `について`) is grammar and left out;
+//!   `されますか`, `について`) is grammar and left out; another one after
+//!   kanji is the okurigana of a verb or adjective and stays with it
+//!   (`付けない`);
 //! - a Hangul piece (an eojeol, or what follows a Latin word: `pytest로`)
 //!   loses its particle or ending (`배포는` → `배포`, `실행하나요` → `실행`),
 //!   and is left out when it is nothing else (`로`, `해요`);
@@ -45,14 +47,16 @@ fn script(c: char) -> Script {
 pub fn words(run: &str, words: &mut Vec<Range<usize>>) {
     let mut start = 0;
     let mut current = None;
+    let mut previous = None;
     for (i, c) in run.char_indices().chain([(run.len(), ' ')]) {
         let here = (i < run.len()).then(|| script(c));
         if here == current {
             continue;
         }
         if let Some(kind) = current {
-            push_word(run, start..i, kind, words);
+            push_word(run, start..i, kind, previous, words);
         }
+        previous = current;
         start = i;
         current = here;
     }
@@ -66,10 +70,25 @@ pub fn whole_run(run: &str, words: &mut Vec<Range<usize>>) {
     }
 }
 
-fn push_word(run: &str, range: Range<usize>, kind: Script, words: &mut Vec<Range<usize>>) {
+/// Appends the word of one piece of one script; `previous` is the script
+/// of the piece before it in the run.
+fn push_word(
+    run: &str,
+    range: Range<usize>,
+    kind: Script,
+    previous: Option<Script>,
+    words: &mut Vec<Range<usize>>,
+) {
     let piece = &run[range.clone()];
     match kind {
         Script::Hiragana if is_japanese_grammar(piece) => {}
+        // Okurigana: the kana that end a verb or an adjective written in
+        // kanji (`付けない`, `決まりました`) belong to it, so that `付ける`
+        // and `付けない` share `付け`.
+        Script::Hiragana if previous == Some(Script::Han) => match words.last_mut() {
+            Some(word) if word.end == range.start => word.end = range.end,
+            _ => words.push(range),
+        },
         Script::Hangul => {
             let stem = korean::stem(piece);
             if !stem.is_empty() {
@@ -245,8 +264,10 @@ mod tests {
 
     #[test]
     fn hiragana_that_is_not_only_grammar_stays_a_word() {
-        // Okurigana, and words written in kana.
-        assert_eq!(split("決まりました"), ["決", "まりました"]);
+        // Okurigana stay with their kanji; words written in kana are words.
+        assert_eq!(split("決まりました"), ["決まりました"]);
+        assert_eq!(split("付けない"), ["付けない"]);
+        assert_eq!(split("設定を変えて"), ["設定", "変えて"]);
         assert_eq!(split("わかりやすく"), ["わかりやすく"]);
     }
 
