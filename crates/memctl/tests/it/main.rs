@@ -56,6 +56,7 @@ mod read;
 mod real_model;
 mod regressions;
 mod remember;
+mod remembering;
 mod search;
 mod secrets;
 mod status;
