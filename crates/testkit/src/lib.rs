@@ -221,7 +221,10 @@ mod tests {
             .field("revision", "2")
             .field("tags", "[ci, rust]")
             .text();
-        assert!(text.contains("description: \"Ports: 8080 # main\"\n"), "{text}");
+        assert!(
+            text.contains("description: \"Ports: 8080 # main\"\n"),
+            "{text}"
+        );
         assert!(text.contains("revision: 2\n"), "{text}");
         assert!(text.contains("tags: [ci, rust]\n"), "{text}");
         for value in ["true", "", "- x", "* y", "a: b", "line\nbreak"] {

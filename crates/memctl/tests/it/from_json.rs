@@ -173,7 +173,11 @@ fn without_yes_nothing_is_written() {
         "candidates.json",
         &json!([{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed."}]),
     );
-    let run = env.remembering_unnamed().candidates_from(&file).asking().run();
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&file)
+        .asking()
+        .run();
     run.assert_code(3);
     assert!(run.stderr.contains("--yes"), "{}", run.render());
     assert_eq!(env.store_bytes(), before);
