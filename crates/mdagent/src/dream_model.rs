@@ -8,6 +8,8 @@ use mddream::model::{self, AnswerError, Limits};
 use mddream::plan::Plan;
 use mddream::records::DreamRecord;
 
+use mdstore::env::{EnvError, Number};
+
 use crate::model_cmd::{self, ModelCmdError};
 
 /// Why no plan came from the model command; nothing was written.
@@ -19,19 +21,23 @@ pub enum DreamModelError {
     /// The runner could not be run, failed or answered too much.
     #[error(transparent)]
     Runner(#[from] ModelCmdError),
+    /// A `MEMCTL_LLM_*` variable is not set right: nothing was sent.
+    #[error(transparent)]
+    Env(#[from] EnvError),
     /// An answer is not a plan; `call` says which (` (call 2 of 3)`).
     #[error("the model's answer{call} was refused: {error}")]
     Answer { call: String, error: AnswerError },
 }
 
-/// The input limit: `MEMCTL_LLM_MAX_INPUT_CHARS`, else SPEC §7's 200,000.
-fn max_input_chars() -> usize {
-    std::env::var("MEMCTL_LLM_MAX_INPUT_CHARS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(model::DEFAULT_MAX_INPUT_CHARS)
-}
+/// The input limit of one call: SPEC §7's 200,000 characters unless
+/// `MEMCTL_LLM_MAX_INPUT_CHARS` says.
+pub const MAX_INPUT_CHARS: Number = Number {
+    name: "MEMCTL_LLM_MAX_INPUT_CHARS",
+    unit: "characters",
+    default: model::DEFAULT_MAX_INPUT_CHARS as u64,
+    min: 1,
+    max: 1_000_000_000,
+};
 
 /// The model's plan for `records`: one call when they fit in the input
 /// limit, else one a batch of related records. `asking` is told before
@@ -46,14 +52,15 @@ pub fn plan(
 ) -> Result<Plan, DreamModelError> {
     let limits = Limits { max_delete_pct };
     let today = now.strftime("%Y-%m-%d").to_string();
-    let max_chars = max_input_chars();
+    // Both read before anything is sent: a bad value costs no call.
+    let max_chars = usize::try_from(MAX_INPUT_CHARS.read_or_default()?).unwrap_or(usize::MAX);
+    let timeout = model_cmd::timeout_from_env()?;
     let mut inputs = model::inputs(records, &[], &limits, &today, max_chars)?;
     if inputs.len() > 1 {
         // Too large for one call: keep what the rules find related together.
         let related = model::related_groups(&mddream::gather::gather(records, now), records);
         inputs = model::inputs(records, &related, &limits, &today, max_chars)?;
     }
-    let timeout = model_cmd::timeout_from_env();
     let mut plans = Vec::with_capacity(inputs.len());
     for (n, input) in inputs.iter().enumerate() {
         let call = if inputs.len() == 1 {
