@@ -53,7 +53,10 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
         return Ok(Exit::Ok);
     }
     let request = request::request(&conversation);
-    let reply = model_cmd::run(llm_cmd, request.as_bytes(), timeout).map_err(model_failure)?;
+    if !request.hidden.is_empty() {
+        ui.note(&hidden_note(&request.hidden));
+    }
+    let reply = model_cmd::run(llm_cmd, request.json.as_bytes(), timeout).map_err(model_failure)?;
     let proposals = answer::parse(&reply).map_err(|reason| {
         Failure::bad_input(format!(
             "the model command's answer cannot be read: {reason}; nothing was written"
@@ -98,6 +101,23 @@ fn model_failure(error: ModelCmdError) -> Failure {
         ModelCmdError::Failed(_) | ModelCmdError::Io(_) => Failure::new(exit, message)
             .with_hint("its own error output is above; run it by hand to see why"),
     }
+}
+
+/// `2 lines of the session were not sent to the model: they look like
+/// they hold a secret (github-token, aws-secret-access-key).`
+fn hidden_note(rules: &[&str]) -> String {
+    let mut named: Vec<&str> = Vec::new();
+    for rule in rules {
+        if !named.contains(rule) {
+            named.push(rule);
+        }
+    }
+    let lines = ui::count(rules.len(), "line", "lines");
+    let verb = if rules.len() == 1 { "was" } else { "were" };
+    format!(
+        "{lines} of the session {verb} not sent to the model: they look like they hold a secret ({}).",
+        named.join(", ")
+    )
 }
 
 /// `extract: 5 candidates from FILE: 2 saved, 1 already stored, 1 refused, 1 dropped (current task).`

@@ -48,6 +48,8 @@ mod interactive;
 mod mcp;
 mod mcp_stdio;
 mod model_based;
+mod model_guards;
+mod model_secrets;
 mod names;
 mod pre_commit;
 mod read;

@@ -168,6 +168,11 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
             Failure::bad_input(format!("{e}; nothing was sent and nothing was written"))
                 .with_hint(e.hint())
         }
+        e @ DreamModelError::NamesWithheld { .. } => {
+            Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
+                "a plan may act only on the records it was sent; run again, or change that record by hand",
+            )
+        }
         e @ DreamModelError::Answer { .. } => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
                 "the runner must print only the JSON plan (see `memctl dream` in the user guide)",
