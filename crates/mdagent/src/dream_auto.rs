@@ -137,9 +137,11 @@ fn state_path(store: &mdstore::Store, suffix: &str) -> PathBuf {
 
 fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|source| DreamAutoError::CacheFolder {
-            dir: parent.to_path_buf(),
-            source,
+        mdstore::atomic::create_private_dir_all(parent).map_err(|source| {
+            DreamAutoError::CacheFolder {
+                dir: parent.to_path_buf(),
+                source,
+            }
         })?;
     }
     Ok(())
@@ -273,7 +275,7 @@ impl Gates {
         ensure_parent(&self.path)?;
         // Two optional numbers always serialise.
         let text = serde_json::to_string(&self.state).unwrap_or_default();
-        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+        mdstore::atomic::write_private_file(&self.path, text.as_bytes()).map_err(|source| {
             DreamAutoError::SaveGates {
                 path: self.path.clone(),
                 source,

@@ -52,6 +52,7 @@ mod model_guards;
 mod model_secrets;
 mod names;
 mod pre_commit;
+mod private_files;
 mod read;
 mod regressions;
 mod remember;
