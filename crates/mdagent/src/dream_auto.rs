@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use mddream::plan::{Finding, LeftAlone, Operation, Plan};
 use mdindex::IndexPaths;
+use mdstore::env::{EnvError, Number};
 use mdstore::store::WalkItem;
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +43,9 @@ pub enum DreamAutoError {
         #[source]
         source: std::io::Error,
     },
+    /// A gate's variable is not set right.
+    #[error("{0}")]
+    Env(#[from] EnvError),
 }
 
 /// Whether a dream may run now, and what it holds while it does.
@@ -133,13 +137,38 @@ fn state_path(store: &mdstore::Store, suffix: &str) -> PathBuf {
 
 fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|source| DreamAutoError::CacheFolder {
-            dir: parent.to_path_buf(),
-            source,
+        mdstore::atomic::create_private_dir_all(parent).map_err(|source| {
+            DreamAutoError::CacheFolder {
+                dir: parent.to_path_buf(),
+                source,
+            }
         })?;
     }
     Ok(())
 }
+
+/// The gates' variables (SPEC §7), ten years or a billion writes at most.
+pub const MIN_HOURS: Number = Number {
+    name: "MEMCTL_DREAM_MIN_HOURS",
+    unit: "hours",
+    default: 24,
+    min: 0,
+    max: 10 * 365 * 24,
+};
+pub const SCAN_MINUTES: Number = Number {
+    name: "MEMCTL_DREAM_SCAN_MINUTES",
+    unit: "minutes",
+    default: 10,
+    min: 0,
+    max: 10 * 365 * 24 * 60,
+};
+pub const MIN_WRITES: Number = Number {
+    name: "MEMCTL_DREAM_MIN_WRITES",
+    unit: "writes",
+    default: 5,
+    min: 0,
+    max: 1_000_000_000,
+};
 
 /// The gates' thresholds: SPEC §7's defaults, or the environment's.
 struct Thresholds {
@@ -149,19 +178,14 @@ struct Thresholds {
 }
 
 impl Thresholds {
-    fn from_env() -> Thresholds {
-        let var = |name: &str, default: i64| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<i64>().ok())
-                .filter(|v| *v >= 0)
-                .unwrap_or(default)
-        };
-        Thresholds {
-            hours: var("MEMCTL_DREAM_MIN_HOURS", 24),
-            writes: usize::try_from(var("MEMCTL_DREAM_MIN_WRITES", 5)).unwrap_or(5),
-            scan_minutes: var("MEMCTL_DREAM_SCAN_MINUTES", 10),
-        }
+    fn from_env() -> Result<Thresholds, EnvError> {
+        // Every maximum fits an i64 and a usize.
+        let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        Ok(Thresholds {
+            hours: signed(MIN_HOURS.read_or_default()?),
+            writes: usize::try_from(MIN_WRITES.read_or_default()?).unwrap_or(usize::MAX),
+            scan_minutes: signed(SCAN_MINUTES.read_or_default()?),
+        })
     }
 }
 
@@ -203,7 +227,7 @@ impl Gates {
         stores: &[ScopedStore],
         now: Timestamp,
     ) -> Result<Option<String>, DreamAutoError> {
-        let limits = Thresholds::from_env();
+        let limits = Thresholds::from_env()?;
         if let Some(last) = at(self.state.last_dream) {
             let hours = now.duration_since(last).as_hours();
             if hours < limits.hours {
@@ -251,7 +275,7 @@ impl Gates {
         ensure_parent(&self.path)?;
         // Two optional numbers always serialise.
         let text = serde_json::to_string(&self.state).unwrap_or_default();
-        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+        mdstore::atomic::write_private_file(&self.path, text.as_bytes()).map_err(|source| {
             DreamAutoError::SaveGates {
                 path: self.path.clone(),
                 source,

@@ -96,6 +96,9 @@ pub fn explain(error: &(dyn Error + 'static)) -> Option<Explained> {
 }
 
 fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> {
+    if let Some(e) = error.downcast_ref::<mdstore::env::EnvError>() {
+        return Some((Kind::BadInput, Some(e.hint())));
+    }
     if let Some(e) = error.downcast_ref::<stores::StoreError>() {
         return Some((e.kind(), e.hint()));
     }

@@ -37,7 +37,6 @@ mod sync;
 pub mod text;
 mod watch;
 
-use std::fs;
 use std::path::Path;
 
 use mdstore::{RecordType, Store};
@@ -258,7 +257,7 @@ impl Index {
         cache_dir: &Path,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Opened> {
-        fs::create_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
+        mdstore::atomic::create_private_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
         Index::open_at(store, IndexPaths::new(cache_dir, store), progress)
     }
 

@@ -91,7 +91,7 @@ impl Watcher {
         cache_dir: &Path,
         on_note: impl FnMut(WatchNote) + Send + 'static,
     ) -> Result<Started> {
-        fs::create_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
+        mdstore::atomic::create_private_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
         let paths = IndexPaths::new(cache_dir, store);
         let watch_lock =
             HeldLock::try_take(&paths.watch_lock)?.ok_or_else(|| Error::WatcherRunning {

@@ -26,6 +26,7 @@ pub mod check;
 pub mod clock;
 pub mod conflict;
 pub mod edit;
+pub mod env;
 pub mod escape;
 pub mod frontmatter;
 pub mod guard;

@@ -49,6 +49,8 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
             .with_hint("run `memctl init` in your project, or pass --store DIR")
             .into());
     }
+    // Read before the model is asked: a bad value must not cost a call.
+    let lock_timeout = mdstore::lock::timeout_from_env()?;
     let now = mdstore::clock::now();
     let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
@@ -91,7 +93,7 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         None
     } else if confirmed(ui, &args)? {
         let kept_before = preserved_copies(&stores);
-        let applied = apply_plan(&plan, &oriented.records, &stores, now)?;
+        let applied = apply_plan(&plan, &oriented.records, &stores, now, lock_timeout)?;
         for kept in preserved_copies(&stores).difference(&kept_before) {
             ui.warn_preserved(kept);
         }
@@ -148,6 +150,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
         DreamModelError::Runner(err) => {
             let hint = match err {
                 ModelCmdError::Timeout(_) => "MEMCTL_LLM_TIMEOUT_SECS sets how long it may take",
+                ModelCmdError::OutputHeld(_) => mdagent::model_cmd::OUTPUT_HELD_HINT,
                 ModelCmdError::Empty | ModelCmdError::Unsplittable(_) => {
                     "give the runner's command line, such as --llm-cmd \"claude -p\""
                 }
@@ -160,6 +163,15 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
                 format!("--llm-cmd: {err}; nothing was written"),
             )
             .with_hint(hint)
+        }
+        DreamModelError::Env(e) => {
+            Failure::bad_input(format!("{e}; nothing was sent and nothing was written"))
+                .with_hint(e.hint())
+        }
+        e @ DreamModelError::NamesWithheld { .. } => {
+            Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
+                "a plan may act only on the records it was sent; run again, or change that record by hand",
+            )
         }
         e @ DreamModelError::Answer { .. } => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
@@ -268,6 +280,7 @@ fn apply_plan(
     read: &[mddream::records::DreamRecord],
     stores: &[ScopedStore],
     now: Timestamp,
+    lock_timeout: std::time::Duration,
 ) -> anyhow::Result<apply::Applied> {
     let mut sinks: Vec<IndexSink<'_>> = stores.iter().map(|s| IndexSink(&s.store)).collect();
     let mut targets: Vec<Target<'_>> = stores
@@ -279,10 +292,7 @@ fn apply_plan(
             sink,
         })
         .collect();
-    let options = ApplyOptions {
-        lock_timeout: mdstore::lock::timeout_from_env(),
-        now,
-    };
+    let options = ApplyOptions { lock_timeout, now };
     // Under the lock every record must still hold the text the plan was
     // made from: a hand edit keeps its revision, and a merge planned before
     // it would drop the lines it added. failure.rs gives each ApplyError
