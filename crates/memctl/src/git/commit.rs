@@ -19,9 +19,6 @@ use mdstore::tombstone::TOMBSTONE_DIR;
 use super::{GitError, Repo, run};
 use crate::ui::Ui;
 
-/// The store's own settings file, committed with it.
-pub const CONFIG_FILE: &str = mdagent::settings::SETTINGS_FILE;
-
 /// Whether `[git] commit = true` is set in the store's `.memctl.toml`;
 /// an error names the file and what is wrong with it.
 pub fn configured(store_root: &Path) -> Result<bool, String> {
@@ -189,10 +186,21 @@ mod tests {
     fn unknown_key_in_memctl_toml_is_an_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(configured(dir.path()), Ok(false));
-        std::fs::write(dir.path().join(CONFIG_FILE), "[git]\ncommit = true\n").unwrap();
+        std::fs::write(
+            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            "[git]\ncommit = true\n",
+        )
+        .unwrap();
         assert_eq!(configured(dir.path()), Ok(true));
-        std::fs::write(dir.path().join(CONFIG_FILE), "[git]\ncomit = true\n").unwrap();
+        std::fs::write(
+            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            "[git]\ncomit = true\n",
+        )
+        .unwrap();
         let err = configured(dir.path()).unwrap_err();
-        assert!(err.contains(CONFIG_FILE) && err.contains("comit"), "{err}");
+        assert!(
+            err.contains(mdagent::settings::SETTINGS_FILE) && err.contains("comit"),
+            "{err}"
+        );
     }
 }
