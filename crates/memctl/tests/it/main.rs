@@ -42,6 +42,7 @@ mod freshness;
 mod from_json;
 mod git;
 mod half_written;
+mod hook_lifecycle;
 mod index;
 mod init;
 mod interactive;
