@@ -139,7 +139,7 @@ impl Snippet<'_> {
         );
         for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
             out += &format!(
-                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {HOOK_TIMEOUT_SECS}\n",
+                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout_sec = {HOOK_TIMEOUT_SECS}\n",
                 quoted(&self.hook_command("codex"))
             );
         }
