@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use mddream::plan::{Finding, LeftAlone, Operation, Plan};
-use mdindex::IndexPaths;
 use mdstore::env::{EnvError, Number};
 use mdstore::store::WalkItem;
 use serde::{Deserialize, Serialize};
@@ -105,7 +104,7 @@ impl DreamLock {
     pub fn take(stores: &[ScopedStore]) -> Result<Option<DreamLock>, DreamAutoError> {
         let mut files = Vec::new();
         for scoped in stores {
-            let path = state_path(&scoped.store, "dream-lock");
+            let path = crate::cache_file(&scoped.store, "dream-lock");
             ensure_parent(&path)?;
             let file = match OpenOptions::new()
                 .create(true)
@@ -126,13 +125,6 @@ impl DreamLock {
         }
         Ok(Some(DreamLock { _files: files }))
     }
-}
-
-/// `<cache>/<the store's index name>.<suffix>`: beside the store's index,
-/// named from the same hash of its path.
-fn state_path(store: &mdstore::Store, suffix: &str) -> PathBuf {
-    let db = IndexPaths::new(&mdindex::cache_dir_from_env(), store).db;
-    db.with_extension(suffix)
 }
 
 fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
@@ -212,7 +204,7 @@ impl Gates {
     pub fn load(stores: &[ScopedStore]) -> Gates {
         let path = stores
             .first()
-            .map(|s| state_path(&s.store, "dream.json"))
+            .map(|s| crate::cache_file(&s.store, "dream.json"))
             .unwrap_or_default();
         let state = fs::read_to_string(&path)
             .ok()
@@ -228,23 +220,8 @@ impl Gates {
         now: Timestamp,
     ) -> Result<Option<String>, DreamAutoError> {
         let limits = Thresholds::from_env()?;
-        if let Some(last) = at(self.state.last_dream) {
-            let hours = now.duration_since(last).as_hours();
-            if hours < limits.hours {
-                return Ok(Some(format!(
-                    "the last dream was {hours} h ago; the next runs after {} h",
-                    limits.hours
-                )));
-            }
-        }
-        if let Some(scan) = at(self.state.last_scan) {
-            let minutes = now.duration_since(scan).as_mins();
-            if minutes < limits.scan_minutes {
-                return Ok(Some(format!(
-                    "the store was scanned for writes {minutes} min ago; it is scanned at most every {} min",
-                    limits.scan_minutes
-                )));
-            }
+        if let Some(why) = self.closed_by_time(&limits, now) {
+            return Ok(Some(why));
         }
         self.state.last_scan = Some(now.as_second());
         self.save()?;
@@ -257,6 +234,38 @@ impl Gates {
             )));
         }
         Ok(None)
+    }
+
+    /// Whether the gates that need no scan are open (hours since the last
+    /// dream, minutes since the last scan): a reading of one small file, so
+    /// that a session can start a dream whose own [`Gates::check`] then
+    /// counts the writes, without waiting for that count.
+    /// A bad `MEMCTL_DREAM_*` value opens them: the dream then started
+    /// stops on it, and its report names the variable at the next start.
+    pub fn time_gates_open(&self, now: Timestamp) -> bool {
+        Thresholds::from_env().map_or(true, |limits| self.closed_by_time(&limits, now).is_none())
+    }
+
+    fn closed_by_time(&self, limits: &Thresholds, now: Timestamp) -> Option<String> {
+        if let Some(last) = at(self.state.last_dream) {
+            let hours = now.duration_since(last).as_hours();
+            if hours < limits.hours {
+                return Some(format!(
+                    "the last dream was {hours} h ago; the next runs after {} h",
+                    limits.hours
+                ));
+            }
+        }
+        if let Some(scan) = at(self.state.last_scan) {
+            let minutes = now.duration_since(scan).as_mins();
+            if minutes < limits.scan_minutes {
+                return Some(format!(
+                    "the store was scanned for writes {minutes} min ago; it is scanned at most every {} min",
+                    limits.scan_minutes
+                ));
+            }
+        }
+        None
     }
 
     /// Records that a dream has just finished: the gates count from here.

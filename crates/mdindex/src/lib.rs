@@ -45,13 +45,13 @@ use rusqlite::Connection;
 pub use check::{CheckReport, Difference};
 pub use db::{RebuildCause, SCHEMA_VERSION};
 pub use error::{Error, Result};
-pub use liveness::WatcherState;
+pub use liveness::{WatcherState, watcher_state};
 pub use location::{IndexPaths, cache_dir_from_env};
 pub use rebuild::{Progress, RebuildReport};
 pub use search::{Hit, merge_ranked};
 pub use status::IndexStatus;
 pub use sync::{CompareReason, SyncMode, SyncReport};
-pub use watch::{Started, WatchNote, Watcher};
+pub use watch::{Started, WatchNote, WatchOptions, Watcher};
 
 use liveness::BuildLock;
 use location::FileIdentity;

@@ -28,6 +28,7 @@ pub mod conflict;
 pub mod edit;
 pub mod env;
 pub mod escape;
+pub mod expiry;
 pub mod frontmatter;
 pub mod guard;
 pub mod hash;

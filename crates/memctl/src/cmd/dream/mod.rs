@@ -19,6 +19,7 @@ use mdagent::Config;
 use mdagent::dream_auto::{self, Admission};
 use mdagent::dream_model::{self, DreamModelError};
 use mdagent::index_sink::IndexSink;
+use mdagent::lifecycle::{Job, reports};
 use mdagent::model_cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};
 
@@ -33,6 +34,27 @@ pub struct Oriented {
 }
 
 pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
+    let background = args.background;
+    let result = dream(config, ui, args);
+    // Started by a hook, a dream is watched by no one: its failure is told
+    // at the next session start.
+    if background
+        && let Err(e) = &result
+        && let Some(first) = stores::read_stores(config)
+            .ok()
+            .and_then(|s| s.into_iter().next())
+    {
+        let (_, message, _) = failure::classify(e);
+        reports::record(
+            &first,
+            Job::Dream,
+            &format!("dream --auto failed: {message}; run `memctl dream` to see the plan"),
+        );
+    }
+    result
+}
+
+fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     // As search does: the workspace store and the global store (`--global`:
     // only that one).
     let mut stores = stores::read_stores(config)?;
@@ -105,6 +127,11 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     gates
         .unwrap_or_else(|| dream_auto::Gates::load(&stores))
         .dreamt();
+    if args.background
+        && let Some(message) = background_summary(&plan, applied.as_ref(), &stores)
+    {
+        reports::record(&stores[0], Job::Dream, &message);
+    }
     render::report(&args, &plan, applied.as_ref(), &oriented)?;
     Ok(Exit::Ok)
 }
@@ -330,35 +357,75 @@ fn commit_to_git(
                     )
             })
             .collect();
-        let mut parts = Vec::new();
-        for (sources, into) in applied
-            .merged
-            .iter()
-            .filter(|(_, into)| into.scope == scope)
-        {
-            let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
-            parts.push(format!(
-                "merge {} into {}",
-                crate::git::commit::names(&ids),
-                into.id
-            ));
-        }
-        for updated in applied.updated.iter().filter(|r| r.scope == scope) {
-            parts.push(format!("update {}", updated.id));
-        }
-        for retired in applied.retired.iter().filter(|r| r.scope == scope) {
-            parts.push(format!(
-                "retire {} ({})",
-                retired.id,
-                retire_finding(plan, retired)
-            ));
-        }
+        let parts = changes(plan, applied, scope);
         if parts.is_empty() {
             continue;
         }
         let message = format!("dream: {}", parts.join("; "));
         crate::git::commit::after_write(ui, scoped.store.root(), args.commit, &message, &paths);
     }
+}
+
+/// What a dream changed in the `scope` store, one part a change, for a
+/// commit message and a background dream's report: `merge a, b into c`,
+/// `update d`, `retire e (expired)`.
+fn changes(plan: &Plan, applied: &apply::Applied, scope: mddream::plan::Scope) -> Vec<String> {
+    let mut parts = Vec::new();
+    for (sources, into) in applied
+        .merged
+        .iter()
+        .filter(|(_, into)| into.scope == scope)
+    {
+        let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
+        parts.push(format!(
+            "merge {} into {}",
+            crate::git::commit::names(&ids),
+            into.id
+        ));
+    }
+    for updated in applied.updated.iter().filter(|r| r.scope == scope) {
+        parts.push(format!("update {}", updated.id));
+    }
+    for retired in applied.retired.iter().filter(|r| r.scope == scope) {
+        parts.push(format!(
+            "retire {} ({})",
+            retired.id,
+            retire_finding(plan, retired)
+        ));
+    }
+    parts
+}
+
+/// What a background dream says at the next session start: what it
+/// changed in each store and what it left for a person; `None` when it
+/// did nothing and found nothing.
+fn background_summary(
+    plan: &Plan,
+    applied: Option<&apply::Applied>,
+    stores: &[ScopedStore],
+) -> Option<String> {
+    let mut said = Vec::new();
+    if let Some(applied) = applied {
+        for scoped in stores {
+            let parts = changes(plan, applied, scoped.scope);
+            if !parts.is_empty() {
+                said.push(format!(
+                    "{} store: {}",
+                    scoped.scope.as_str(),
+                    parts.join("; ")
+                ));
+            }
+        }
+    }
+    let left = plan.left_alone.len();
+    if left > 0 {
+        said.push(format!(
+            "{} left for you: run `memctl dream` to review {}",
+            ui::count(left, "finding", "findings"),
+            if left == 1 { "it" } else { "them" }
+        ));
+    }
+    (!said.is_empty()).then(|| said.join(". "))
 }
 
 /// Why a retired record went, in a word or two, for a commit message.
