@@ -27,6 +27,7 @@ pub mod clock;
 pub mod conflict;
 pub mod edit;
 pub mod escape;
+pub mod expiry;
 pub mod frontmatter;
 pub mod guard;
 pub mod hash;
