@@ -1,6 +1,6 @@
 //! Choosing the records for a prompt: each store's hits that pass the
 //! relevance threshold (`mdindex::relevance`), merged across stores, none
-//! already shown this session.
+//! already shown this session and none expired.
 
 use mdindex::Hit;
 use mdindex::relevance::THRESHOLD;
@@ -49,8 +49,12 @@ pub fn recall(
             .collect();
         per_store.push((scoped, relevant));
     }
-    Ok(mdindex::merge_ranked(per_store, ask.max)
+    // Merged over every candidate, then cut to `max` after reading: a hit
+    // whose record has expired (or went away) leaves its place to the next.
+    let now = jiff::Timestamp::now();
+    Ok(mdindex::merge_ranked(per_store, candidates(ask.max))
         .into_iter()
-        .filter_map(|(scoped, hit)| read::recalled(scoped, hit))
+        .filter_map(|(scoped, hit)| read::recalled(scoped, hit, now))
+        .take(ask.max)
         .collect())
 }

@@ -234,6 +234,9 @@ fn mcp_server_exits_cleanly_when_stdin_closes() {
     assert!(status.success(), "exit status {status}");
 }
 
+/// A read_hash of the right shape that no record has.
+const HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
 #[test]
 fn mcp_secret_in_any_argument_is_never_echoed() {
     let env = TestEnv::new();
@@ -243,8 +246,8 @@ fn mcp_secret_in_any_argument_is_never_echoed() {
         ("search", json!({ "query": format!("type:{key}") })),
         ("search", json!({ "query": "x", "scope": key })),
         ("search", json!({ "query": "x", key: 1 })),
-        ("show", json!({ "id": key })),
-        ("show", json!({ "id": format!("{key}\u{1b}") })),
+        ("show", json!({ "ids": [key] })),
+        ("show", json!({ "ids": [format!("{key}\u{1b}")] })),
         ("list", json!({ "type": key })),
         (
             "remember",
@@ -256,9 +259,19 @@ fn mcp_secret_in_any_argument_is_never_echoed() {
             "remember",
             json!({ "name": "n", "tags": [format!("{key}\u{0}")] }),
         ),
-        ("forget", json!({ "id": key, "revision": 1 })),
-        ("forget", json!({ "id": "n", "revision": 1, "scope": key })),
-        (key, json!({})),
+        (
+            "forget",
+            json!({ "id": key, "revision": 1, "read_hash": HASH }),
+        ),
+        (
+            "forget",
+            json!({ "id": "n", "revision": 1, "read_hash": HASH, "scope": key }),
+        ),
+        (
+            "forget",
+            json!({ "id": "n", "revision": 1, "read_hash": key }),
+        ),
+        ("context", json!({ "prompt": "p", "max": key })),
     ];
     for (n, (tool, arguments)) in calls.iter().enumerate() {
         let (text, is_error) = session.call(n as u64 + 10, tool, arguments.clone());
@@ -294,27 +307,49 @@ fn mcp_remember_without_a_store_creates_none() {
 #[test]
 fn mcp_forget_without_reading_leaves_the_record() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "keep-me",
-        "--type",
-        "project",
-        "--description",
-        "d",
-        "Body text.",
-    ])
-    .assert_success();
     let mut session = RawSession::start(&env);
+    let (text, is_error) = session.call(
+        4,
+        "remember",
+        json!({"name": "keep-me", "type": "project", "description": "d", "body": "Body text."}),
+    );
+    assert!(!is_error && text.contains("\"ADD\""), "{text}");
     let (text, is_error) = session.call(5, "forget", json!({"id": "keep-me"}));
     assert!(is_error && text.contains("revision"), "{text}");
-    let (text, is_error) = session.call(6, "forget", json!({"id": "keep-me", "revision": 2}));
+    let (text, is_error) = session.call(6, "forget", json!({"id": "keep-me", "revision": 1}));
+    assert!(is_error && text.contains("read_hash"), "{text}");
+    let (text, _) = session.call(7, "show", json!({"ids": ["keep-me"]}));
+    let shown: Value = serde_json::from_str(&text).expect("JSON");
+    let hash = shown["records"][0]["read_hash"]
+        .as_str()
+        .expect("a read_hash");
+    let (text, is_error) = session.call(
+        8,
+        "forget",
+        json!({"id": "keep-me", "revision": 2, "read_hash": hash}),
+    );
     assert!(is_error && text.contains("REFUSED"), "{text}");
-    let (text, is_error) = session.call(7, "forget", json!({"id": "../keep-me", "revision": 1}));
+    let (text, is_error) = session.call(
+        9,
+        "forget",
+        json!({"id": "keep-me", "revision": 1, "read_hash": HASH}),
+    );
+    assert!(
+        is_error && text.contains("changed since you read it"),
+        "{text}"
+    );
+    let (text, is_error) = session.call(
+        10,
+        "forget",
+        json!({"id": "../keep-me", "revision": 1, "read_hash": hash}),
+    );
     assert!(is_error && text.contains("no record"), "{text}");
     assert!(env.store().join("keep-me.md").exists());
-    let (text, is_error) = session.call(8, "forget", json!({"id": "KEEP-ME", "revision": 1}));
+    let (text, is_error) = session.call(
+        11,
+        "forget",
+        json!({"id": "KEEP-ME", "revision": 1, "read_hash": hash}),
+    );
     assert!(!is_error && text.contains("FORGOTTEN"), "{text}");
     assert!(!env.store().join("keep-me.md").exists());
     assert!(session.close().success());
@@ -378,7 +413,7 @@ fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
     .expect("a hand-written record");
     let mut session = RawSession::start(&env);
     for (n, (tool, arguments)) in [
-        ("show", json!({"id": "hostile"})),
+        ("show", json!({"ids": ["hostile"]})),
         ("list", json!({})),
         ("search", json!({"query": "colour red"})),
     ]
@@ -393,7 +428,10 @@ fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
         );
         let value: Value = serde_json::from_str(&text).expect("JSON");
         if tool == "show" {
-            assert_eq!(value["body"], body, "the JSON decodes to the record's text");
+            assert_eq!(
+                value["records"][0]["body"], body,
+                "the JSON decodes to the record's text"
+            );
         }
     }
     let catalog = session.request(
@@ -502,7 +540,7 @@ fn mcp_answers_never_send_a_hand_written_secret_to_the_agent() {
     .expect("a hand-made MEMORY.md");
     let mut session = RawSession::start(&env);
     for (n, (tool, arguments)) in [
-        ("show", json!({"id": "staging"})),
+        ("show", json!({"ids": ["staging"]})),
         ("list", json!({})),
         ("search", json!({"query": "staging key"})),
     ]
