@@ -86,13 +86,29 @@ fn mcp_server_passes_the_python_sdk_client() {
         "New tests use pytest.",
     ])
     .assert_success();
+    let out = run_python_client(&env, "client.py", &[env.store().as_os_str()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("mcp client: all checks passed"),
+        "the MCP client failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+}
+
+/// Runs `script` (in tests/mcp/) with the official client's Python, as
+/// `python SCRIPT MEMCTL ARGS…`, in `env`'s environment and project folder.
+pub(crate) fn run_python_client(
+    env: &TestEnv,
+    script: &str,
+    args: &[&std::ffi::OsStr],
+) -> std::process::Output {
     let python = python_with_mcp();
     let template = env.std_command();
     let mut client = Command::new(python);
     client
-        .arg(client_dir().join("client.py"))
+        .arg(client_dir().join(script))
         .arg(env!("CARGO_BIN_EXE_memctl"))
-        .arg(env.store())
+        .args(args)
         .current_dir(env.work())
         .env_clear();
     for (name, value) in template.get_envs() {
@@ -100,13 +116,7 @@ fn mcp_server_passes_the_python_sdk_client() {
             client.env(name, value);
         }
     }
-    let out = client.output().expect("the client script runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.contains("mcp client: all checks passed"),
-        "the MCP client failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
-    );
+    client.output().expect("the client script runs")
 }
 
 /// A server started by hand, spoken to one JSON-RPC line at a time.
