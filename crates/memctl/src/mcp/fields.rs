@@ -96,7 +96,9 @@ macro_rules! inline_schema {
 }
 
 /// Text whose content the write guards judge (a record's name,
-/// description, expiry): only its type and size are checked here.
+/// description, expiry), or a prompt, which is never echoed and of which
+/// only the words are searched (any text, as the hook takes Claude Code's):
+/// only its type and size are checked here.
 #[derive(Clone, Debug)]
 pub struct Text<const MAX: usize>(pub String);
 
