@@ -239,8 +239,12 @@ fn row(
 /// The retrieval evaluation's generated records (English and Chinese
 /// memories about other services), as record files.
 fn distractors() -> Vec<(String, String)> {
+    // The English and Chinese records only: the store docs/CONTEXT.md's
+    // figures were measured on, kept when the Japanese and Korean sets
+    // were added to the retrieval evaluation.
     eval::corpora(2026, 1.0)
         .iter()
+        .filter(|corpus| matches!(corpus.language, "en" | "zh"))
         .flat_map(|corpus| corpus.docs.iter())
         .map(|doc| {
             let text = format!(

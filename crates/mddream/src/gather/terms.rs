@@ -1,7 +1,8 @@
 //! The text gathering compares. Facts are the lines a reader sees, read
 //! as Markdown and folded by `mdstore::markdown` (the one definition of a
 //! fact: struck, commented and hidden text is no fact); terms are the
-//! search index's own (`mdindex::text`: NFKC, English stems, CJK bigrams)
+//! search index's own (`mdindex::text`: NFKC, English stems, the bigrams of
+//! CJK words)
 //! of that live text, with value tokens marked: numbers, versions, dates,
 //! paths, identifiers and names (a capitalised word inside a sentence, a
 //! word in backticks). Masking values makes "Node 18" and "Node 22" the
@@ -9,7 +10,7 @@
 
 use std::ops::Range;
 
-use mdindex::text::{Segment, index_text, is_cjk, normalize, segments};
+use mdindex::text::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
 use mdstore::markdown;
 
 use crate::records::DreamRecord;
@@ -129,28 +130,34 @@ impl Terms {
 /// What a masked value looks like among the terms (no term holds a space).
 pub(crate) const VALUE_MARK: &str = "# #";
 
+/// The terms of a CJK run: the bigrams of each of its words as the index
+/// has them (a word of one character is itself), particles left out.
 fn push_bigrams(text: &str, range: Range<usize>, terms: &mut Vec<Term>) {
-    let run = &text[range.clone()];
-    let starts: Vec<usize> = run
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([run.len()])
-        .collect();
-    if starts.len() == 2 {
-        terms.push(Term {
-            term: run.to_string(),
-            span: range,
-            value: None,
-        });
-        return;
-    }
-    for pair in starts.windows(3) {
-        let span = range.start + pair[0]..range.start + pair[2];
-        terms.push(Term {
-            term: text[span.clone()].to_string(),
-            span,
-            value: None,
-        });
+    let mut words = Vec::new();
+    cjk_words(&text[range.clone()], &mut words);
+    for word in words {
+        let word = range.start + word.start..range.start + word.end;
+        let starts: Vec<usize> = text[word.clone()]
+            .char_indices()
+            .map(|(i, _)| word.start + i)
+            .chain([word.end])
+            .collect();
+        if starts.len() == 2 {
+            terms.push(Term {
+                term: text[word.clone()].to_string(),
+                span: word,
+                value: None,
+            });
+            continue;
+        }
+        for pair in starts.windows(3) {
+            let span = pair[0]..pair[2];
+            terms.push(Term {
+                term: text[span.clone()].to_string(),
+                span,
+                value: None,
+            });
+        }
     }
 }
 
@@ -373,6 +380,23 @@ mod tests {
             vec![
                 "部署", "署冻", "冻结", "结到", VALUE_MARK, "月", VALUE_MARK, "日"
             ]
+        );
+    }
+
+    #[test]
+    fn korean_and_japanese_terms_are_words_without_their_particles() {
+        // "배포는 금요일에" and "배포를 금요일에" say the same thing.
+        assert_eq!(
+            Terms::of("배포는 금요일에").masked(),
+            Terms::of("배포를 금요일에").masked()
+        );
+        assert_eq!(
+            Terms::of("배포는 금요일에").masked(),
+            vec!["배포", "금요", "요일"]
+        );
+        assert_eq!(
+            Terms::of("デプロイの手順").masked(),
+            vec!["デプ", "プロ", "ロイ", "手順"]
         );
     }
 

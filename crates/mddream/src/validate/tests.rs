@@ -26,6 +26,7 @@ pub(crate) fn record(scope: Scope, id: &str, source: Source, body: &str) -> Drea
                 source: Some(source),
                 ..Meta::default()
             },
+            written_name: None,
             frontmatter: None,
             body: body.to_string(),
             problems: Vec::new(),

@@ -27,9 +27,11 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
     let mut records = 0;
     let mut out = String::new();
     let mut catalog_problems = false;
+    let mut labelled = 0;
     for scoped in &stores {
         let report = mdstore::check::check(&scoped.store);
         records += report.records;
+        labelled += report.labelled.len();
         problems += report.findings.len();
         for finding in &report.findings {
             catalog_problems |= finding.rel_path.as_os_str() == CATALOG_FILE;
@@ -48,6 +50,13 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
         }
     }
     ui::print(&out)?;
+    if labelled > 0 {
+        ui.note(&format!(
+            "{} {} a `name` other than the file name (a title or a label of its own, as Claude Code writes): the file name is the id, so this is not a problem",
+            ui.paint(Style::Cyan, "note:"),
+            count(labelled, "record has", "records have")
+        ));
+    }
     if catalog_problems {
         ui.note(&format!(
             "{} any write regenerates MEMORY.md, and so does `memctl init` now (with the same --store or --global); a MEMORY.md that memctl did not write is kept first",

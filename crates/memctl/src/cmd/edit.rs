@@ -128,7 +128,8 @@ impl Session<'_> {
             }
             let problems = match String::from_utf8(bytes) {
                 Ok(text) => {
-                    let problems = edit::validate(self.id, &text);
+                    let before = String::from_utf8_lossy(self.original);
+                    let problems = edit::validate(self.id, &before, &text);
                     if problems.is_empty() {
                         return Ok(Ok(text));
                     }

@@ -57,6 +57,12 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
         "--date=iso-strict",
         FORMAT,
         "--patch",
+        // Every commit that changed one of the paths, on every side of a
+        // merge, not only those on the side git's simplification follows
+        // (SPEC §9: "forgotten ones included"); a merge that changed one
+        // shows its change against each parent it differs from.
+        "--full-history",
+        "-m",
         "--",
     ]
     .iter()
@@ -108,11 +114,13 @@ fn tombstones_of(store: &Store, id: &str) -> Vec<Tombstone> {
 }
 
 /// The paths, relative to the store, whose history is the record's: its
-/// file as it is now, as it was when forgotten, as the argument names it,
-/// and its tombstones (the forget's commit).
+/// file as it is now and under the names it had before a rename by hand,
+/// as it was when forgotten, as the argument names it, and its tombstones
+/// (the forget's commit).
 fn history_paths(store: &Store, id: &str) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(entry) = store.find(id) {
+        paths.extend(earlier_names(store, &entry.rel_path));
         paths.push(entry.rel_path);
     }
     let tombs = tombstones_of(store, id);
@@ -137,4 +145,40 @@ fn history_paths(store: &Store, id: &str) -> Vec<PathBuf> {
     paths.sort();
     paths.dedup();
     paths
+}
+
+/// The names in the store that the record file at `rel_path` had before
+/// it was renamed (`git mv`, or a move git sees as one), as
+/// `git log --follow` finds them. None when git cannot say.
+fn earlier_names(store: &Store, rel_path: &Path) -> Vec<PathBuf> {
+    let mut command: Vec<OsString> = [
+        "log",
+        "--follow",
+        "--relative",
+        "--format=tformat:",
+        "--name-only",
+        "-z",
+        "--",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    command.push(rel_path.as_os_str().to_os_string());
+    let Ok(output) = super::run(store.root(), &command) else {
+        return Vec::new();
+    };
+    let mut names: Vec<PathBuf> = output
+        .stdout
+        .split(|b| *b == 0)
+        .filter_map(|name| std::str::from_utf8(name).ok())
+        .map(PathBuf::from)
+        // Only a record name inside the store: `--relative` already
+        // leaves out the project's other files.
+        .filter(|name| {
+            name.as_path() != rel_path && store.record_rel_path(&store.root().join(name)).is_some()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }

@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod adopt_claude_code;
 mod agents_doc;
 mod arguments;
 mod catalog;
@@ -41,6 +42,7 @@ mod forget;
 mod freshness;
 mod from_json;
 mod git;
+mod git_commit_only;
 mod half_written;
 mod index;
 mod init;
@@ -52,6 +54,7 @@ mod model_based;
 mod names;
 mod pre_commit;
 mod read;
+mod real_model;
 mod regressions;
 mod remember;
 mod search;
