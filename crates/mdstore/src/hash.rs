@@ -70,6 +70,7 @@ mod tests {
             frontmatter: None,
             body: body.into(),
             problems: Vec::new(),
+            written_name: None,
         };
         let read = read_hash(&record("Use pytest", "New tests use pytest."));
         assert_eq!(
