@@ -2,12 +2,15 @@
 //! covers, listed, and as JSON (the same for `--json` and the MCP server's
 //! tools).
 
+use std::path::PathBuf;
+
 use mdindex::Hit;
 use mdstore::id::id_key;
 use mdstore::store::id_from_rel_path;
 use mdstore::view::StoreView;
 use mdstore::{Record, RecordType, SkipReason, Skipped, Store, Summary, WalkItem};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::stores::{self, Scope, ScopedStore, StoreError};
 use crate::{Config, Kind};
@@ -115,58 +118,125 @@ pub fn list(store: &Store, wanted: Option<RecordType>) -> (Vec<Summary>, Vec<Ski
 }
 
 /// One record's header as `list --json` and the MCP server's `list` give it.
-pub fn summary_json(scoped: &ScopedStore, s: &Summary) -> Value {
-    json!({
-        "id": s.id,
-        "name": s.meta.name,
-        "type": s.record_type().map(RecordType::as_str),
-        "scope": scoped.scope.as_str(),
-        "path": scoped.store.root().join(&s.rel_path),
-        "description": s.description(),
-        "updated": s.meta.updated.map(|t| t.to_string()),
-        "revision": s.meta.revision.unwrap_or(1),
-        "source": s.source().as_str(),
-        "tags": s.meta.tags,
-    })
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct SummaryJson {
+    pub id: String,
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub record_type: Option<&'static str>,
+    pub scope: &'static str,
+    pub path: PathBuf,
+    pub description: String,
+    pub updated: Option<String>,
+    pub revision: u64,
+    pub source: &'static str,
+    pub tags: Vec<String>,
+}
+
+pub fn summary_json(scoped: &ScopedStore, s: &Summary) -> SummaryJson {
+    SummaryJson {
+        id: s.id.clone(),
+        name: s.meta.name.clone(),
+        record_type: s.record_type().map(RecordType::as_str),
+        scope: scoped.scope.as_str(),
+        path: scoped.store.root().join(&s.rel_path),
+        description: s.description().to_string(),
+        updated: s.meta.updated.map(|t| t.to_string()),
+        revision: s.meta.revision.unwrap_or(1),
+        source: s.source().as_str(),
+        tags: s.meta.tags.clone(),
+    }
 }
 
 /// A whole record as `show --json` and the MCP server's `show` give it.
-pub fn record_json(scoped: &ScopedStore, record: &Record) -> Value {
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct RecordJson {
+    pub id: String,
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub record_type: Option<&'static str>,
+    pub scope: &'static str,
+    pub path: PathBuf,
+    pub description: Option<String>,
+    pub body: String,
+    pub created: Option<String>,
+    pub updated: Option<String>,
+    pub revision: u64,
+    pub source: &'static str,
+    pub expires: Option<String>,
+    pub tags: Vec<String>,
+    pub merged_from: Vec<String>,
+    pub problems: Vec<ProblemJson>,
+}
+
+/// What `check` would say of a record, with the line it is on.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ProblemJson {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+pub fn record_json(scoped: &ScopedStore, record: &Record) -> RecordJson {
     let meta = &record.meta;
-    json!({
-        "id": record.id,
-        "name": meta.name,
-        "type": meta.record_type.map(RecordType::as_str),
-        "scope": scoped.scope.as_str(),
-        "path": scoped.store.root().join(&record.rel_path),
-        "description": meta.description,
-        "body": record.body,
-        "created": meta.created.map(|t| t.to_string()),
-        "updated": meta.updated.map(|t| t.to_string()),
-        "revision": meta.revision.unwrap_or(1),
-        "source": record.source().as_str(),
-        "expires": meta.expires,
-        "tags": meta.tags,
-        "merged_from": meta.merged_from,
-        "problems": record.problems.iter().map(|p| json!({"line": p.line, "message": p.message})).collect::<Vec<_>>(),
-    })
+    RecordJson {
+        id: record.id.clone(),
+        name: meta.name.clone(),
+        record_type: meta.record_type.map(RecordType::as_str),
+        scope: scoped.scope.as_str(),
+        path: scoped.store.root().join(&record.rel_path),
+        description: meta.description.clone(),
+        body: record.body.clone(),
+        created: meta.created.map(|t| t.to_string()),
+        updated: meta.updated.map(|t| t.to_string()),
+        revision: meta.revision.unwrap_or(1),
+        source: record.source().as_str(),
+        expires: meta.expires.clone(),
+        tags: meta.tags.clone(),
+        merged_from: meta.merged_from.clone(),
+        problems: record
+            .problems
+            .iter()
+            .map(|p| ProblemJson {
+                line: p.line,
+                message: p.message.clone(),
+            })
+            .collect(),
+    }
 }
 
 /// One hit as `search --json` and the MCP server's `search` give it.
-pub fn hit_json(scope: Scope, h: &Hit) -> Value {
-    json!({
-        "id": h.id,
-        "name": h.name,
-        "type": h.record_type,
-        "scope": scope.as_str(),
-        "path": h.path,
-        "description": h.description,
-        "snippet": h.snippet.bracketed(),
-        "score": h.score,
-        "updated": h.updated,
-        "age_days": h.age_days,
-        // As `show` and `list` say, and `--expect-revision` accepts.
-        "revision": h.revision.unwrap_or(1),
-        "source": h.source,
-    })
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct HitJson {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: Option<String>,
+    pub scope: &'static str,
+    pub path: PathBuf,
+    pub description: String,
+    /// The matched words between `[` and `]`.
+    pub snippet: String,
+    pub score: f64,
+    pub updated: Option<String>,
+    pub age_days: Option<i64>,
+    /// As `show` and `list` say, and `--expect-revision` accepts.
+    pub revision: u64,
+    pub source: String,
+}
+
+pub fn hit_json(scope: Scope, h: &Hit) -> HitJson {
+    HitJson {
+        id: h.id.clone(),
+        name: h.name.clone(),
+        record_type: h.record_type.clone(),
+        scope: scope.as_str(),
+        path: h.path.clone(),
+        description: h.description.clone(),
+        snippet: h.snippet.bracketed(),
+        score: h.score,
+        updated: h.updated.clone(),
+        age_days: h.age_days,
+        revision: h.revision.unwrap_or(1),
+        source: h.source.clone(),
+    }
 }

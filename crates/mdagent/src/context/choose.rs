@@ -52,8 +52,12 @@ pub fn recall(
             .collect();
         per_store.push((scoped, relevant));
     }
-    Ok(mdindex::merge_ranked(per_store, ask.max)
+    // Merged over every candidate, then cut to `max` after reading: a hit
+    // whose record has expired (or went away) leaves its place to the next.
+    let now = jiff::Timestamp::now();
+    Ok(mdindex::merge_ranked(per_store, candidates(ask.max))
         .into_iter()
-        .filter_map(|(scoped, hit)| read::recalled(scoped, hit))
+        .filter_map(|(scoped, hit)| read::recalled(scoped, hit, now))
+        .take(ask.max)
         .collect())
 }

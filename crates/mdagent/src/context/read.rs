@@ -102,10 +102,14 @@ pub fn is_current(scoped: &ScopedStore, hit: &Hit, now: Timestamp) -> bool {
 }
 
 /// A hit as shown, its content read from the file (`None` if the file
-/// went away since the search).
-pub fn recalled(scoped: &ScopedStore, hit: Hit) -> Option<Recalled> {
+/// went away since the search, or if its `expires` has passed at `now`: a
+/// record that no longer holds is never recalled as if it did).
+pub fn recalled(scoped: &ScopedStore, hit: Hit, now: jiff::Timestamp) -> Option<Recalled> {
     let rel = scoped.store.record_rel_path(&hit.path)?;
     let record = scoped.store.read_record(&rel).ok()?;
+    if mdstore::expiry::has_expired(&record.meta, now) {
+        return None;
+    }
     let body = record.body.trim();
     let mut content = if body.is_empty() {
         hit.description.clone()

@@ -1,8 +1,10 @@
-//! Which records a hook has already shown in an agent's session, so that a
-//! record is shown once a session (SPEC §8). Kept in the cache folder, one
-//! small file a session named from a hash of its id (never the id itself,
-//! which comes from the event), at most [`MAX_SHOWN`] keys a file, files
-//! older than [`KEEP_DAYS`] removed, at most [`MAX_SESSIONS`] kept.
+//! Which records have already been shown in an agent's session, so that a
+//! record is shown once a session (SPEC §8): [`Shown`], the keys in the
+//! order they were shown, at most [`MAX_SHOWN`]. A hook's session is kept
+//! in the cache folder ([`Session`]), one small file a session named from a
+//! hash of its id (never the id itself, which comes from the event), files
+//! older than [`KEEP_DAYS`] removed, at most [`MAX_SESSIONS`] kept; the MCP
+//! server keeps its [`Shown`] in memory for its own lifetime.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -35,11 +37,45 @@ pub enum SessionError {
     },
 }
 
-/// The records shown in one session, in the order they were shown.
+/// The keys ([`super::key`]) shown in one session, oldest first, at most
+/// [`MAX_SHOWN`].
+#[derive(Clone, Debug, Default)]
+pub struct Shown {
+    keys: Vec<String>,
+}
+
+impl Shown {
+    /// The keys shown so far, oldest first.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(String::as_str)
+    }
+
+    pub fn was_shown(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+
+    pub fn mark_shown(&mut self, key: String) {
+        if !self.was_shown(&key) {
+            self.keys.push(key);
+        }
+        let over = self.keys.len().saturating_sub(MAX_SHOWN);
+        self.keys.drain(..over);
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// A hook's session: the records shown in it, kept in a file.
 #[derive(Debug)]
 pub struct Session {
     path: PathBuf,
-    shown: Vec<String>,
+    shown: Shown,
 }
 
 impl Session {
@@ -47,7 +83,7 @@ impl Session {
     pub fn load(cache_dir: &Path, id: &str) -> Result<Session, SessionError> {
         let path = session_path(cache_dir, id);
         let shown = match fs::metadata(&path) {
-            Ok(meta) if meta.len() > MAX_FILE_BYTES => Vec::new(),
+            Ok(meta) if meta.len() > MAX_FILE_BYTES => Vec::<String>::new(),
             Ok(_) => {
                 let text = match fs::read_to_string(&path) {
                     Ok(text) => text,
@@ -58,7 +94,9 @@ impl Session {
             }
             Err(_) => Vec::new(),
         };
-        Ok(Session { path, shown })
+        let mut kept = Shown::default();
+        shown.into_iter().for_each(|key| kept.mark_shown(key));
+        Ok(Session { path, shown: kept })
     }
 
     /// A session with nothing shown, whatever its file holds (a cleared or
@@ -66,31 +104,27 @@ impl Session {
     pub fn empty(cache_dir: &Path, id: &str) -> Session {
         Session {
             path: session_path(cache_dir, id),
-            shown: Vec::new(),
+            shown: Shown::default(),
         }
     }
 
     /// The keys shown so far, oldest first.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.shown.iter().map(String::as_str)
+        self.shown.keys()
     }
 
     pub fn was_shown(&self, key: &str) -> bool {
-        self.shown.iter().any(|k| k == key)
+        self.shown.was_shown(key)
     }
 
     pub fn mark_shown(&mut self, key: String) {
-        if !self.was_shown(&key) {
-            self.shown.push(key);
-        }
-        let over = self.shown.len().saturating_sub(MAX_SHOWN);
-        self.shown.drain(..over);
+        self.shown.mark_shown(key);
     }
 
     /// Writes the state (atomically) and prunes old sessions.
     pub fn save(&self) -> Result<(), SessionError> {
         // A list of strings always serialises.
-        let text = serde_json::to_string(&self.shown).unwrap_or_default();
+        let text = serde_json::to_string(&self.shown.keys).unwrap_or_default();
         mdstore::atomic::write_private_file(&self.path, text.as_bytes()).map_err(|source| {
             SessionError::Write {
                 path: self.path.clone(),

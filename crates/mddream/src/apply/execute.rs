@@ -3,6 +3,7 @@
 //! removals (so that a merged record never meets its own sources'
 //! tombstones).
 
+use mdstore::hash::read_hash;
 use mdstore::id::{id_key, normalize_name};
 use mdstore::txn::{Outcome, Transaction, WriteError};
 use mdstore::write::{Candidate, ForgetError, PlanError, Refusal, WriteOptions};
@@ -88,7 +89,8 @@ pub(super) fn recheck(plan: &Plan, open: &[Open<'_>]) -> Result<(), ApplyError> 
 }
 
 /// Every record read holds what it held when the plan was made: the same
-/// description, type, trust and body.
+/// description, type, trust and body (`mdstore::hash::read_hash`, which an
+/// agent's `forget` compares too).
 pub(super) fn recheck_content(
     plan: &Plan,
     records: &[DreamRecord],
@@ -104,13 +106,7 @@ pub(super) fn recheck_content(
                 txn.store().read_record(&summary.rel_path).ok()
             });
             let same = match (was, now) {
-                (Some(was), Some(now)) => {
-                    let was = &was.record;
-                    was.body == now.body
-                        && was.meta.description == now.meta.description
-                        && was.meta.record_type == now.meta.record_type
-                        && was.source() == now.source()
-                }
+                (Some(was), Some(now)) => read_hash(&was.record) == read_hash(&now),
                 _ => false,
             };
             if !same {

@@ -2,7 +2,7 @@
 //! reason.
 
 use jiff::Timestamp;
-use mdstore::expiry::Expiry;
+pub(crate) use mdstore::expiry::Expiry;
 
 use crate::gather::Claims;
 use crate::plan::{Finding, LeftAlone, Operation, Plan};

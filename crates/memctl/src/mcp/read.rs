@@ -1,41 +1,33 @@
 //! The tools that only read: `search`, `show` and `list`, with the same
-//! library calls and the same JSON as `memctl search|show|list --json`.
+//! library calls and rows as `memctl search|show|list --json`, each row
+//! marked `expired` when its `expires` has passed (SPEC §8), and `show`
+//! giving the `read_hash` that `forget` asks for.
 
+use jiff::Timestamp;
 use mdindex::query::QueryError;
-use mdstore::RecordType;
-use serde_json::{Value, json};
+use mdstore::expiry::has_expired;
+use mdstore::hash::read_hash;
 
 use mdagent::Config;
 use mdagent::records;
-use mdagent::stores::{self, Scope};
+use mdagent::stores::{self, Scope, ScopedStore};
 
-use super::args::{Args, MAX_TEXT_BYTES, ToolError};
+use super::answers::{
+    ListAnswer, ListedRecord, NotShown, SearchAnswer, SearchRow, ShowAnswer, ShownRecord,
+    SkippedFile,
+};
+use super::args::{ToolError, shown_value};
+use super::params::{ListParams, SearchParams, ShowParams};
 
-pub const SEARCH_FIELDS: &[&str] = &["query", "scope", "type", "limit"];
-pub const SHOW_FIELDS: &[&str] = &["id"];
-pub const LIST_FIELDS: &[&str] = &["type", "scope"];
-
-const TYPES: &[&str] = &["user", "feedback", "project", "reference"];
-const SCOPES: &[&str] = &["workspace", "global", "all"];
-
-/// The most hits one search returns.
-pub const MAX_LIMIT: u64 = 100;
-
-pub fn search(config: &Config, args: &Args) -> Result<Value, ToolError> {
-    // A query pasted from a prompt may span lines, as a shell argument may.
-    let text = args
-        .text("query", MAX_TEXT_BYTES, true)?
-        .ok_or_else(|| ToolError::new("argument \"query\" is required"))?;
-    let types: Vec<RecordType> = record_type(args)?.into_iter().collect();
-    let limit = args.integer("limit", 1, MAX_LIMIT)?.unwrap_or(10) as usize;
-    let query = mdagent::search::parse(&text, &types).map_err(query_error)?;
-    let asked: Option<&[Scope]> = args
-        .choice("scope", SCOPES)?
-        .map(|scope| match scope.as_str() {
-            "workspace" => &[Scope::Workspace][..],
-            "global" => &[Scope::Global][..],
-            _ => &[Scope::Workspace, Scope::Global][..],
-        });
+pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, ToolError> {
+    let types: Vec<_> = params.record_type.map(|t| t.0).into_iter().collect();
+    let limit = params.limit.map_or(10, |l| l.0) as usize;
+    let query = mdagent::search::parse(&params.query.0, &types).map_err(query_error)?;
+    let asked: Option<&[Scope]> = params.scope.map(|scope| match scope.0 {
+        Some(Scope::Workspace) => &[Scope::Workspace][..],
+        Some(Scope::Global) => &[Scope::Global][..],
+        None => &[Scope::Workspace, Scope::Global][..],
+    });
     let wanted = mdagent::search::wanted_scopes(asked, &query);
     let stores: Vec<_> = read_stores(config)?
         .into_iter()
@@ -58,61 +50,96 @@ pub fn search(config: &Config, args: &Args) -> Result<Value, ToolError> {
                     )),
                 })?;
         notes.extend(outcome.sync.notice());
-        per_store.push((scoped.scope, outcome.hits));
+        per_store.push((scoped, outcome.hits));
     }
-    let hits = mdindex::merge_ranked(per_store, limit);
-    let results: Vec<Value> = hits
-        .iter()
-        .map(|(scope, hit)| records::hit_json(*scope, hit))
+    let now = Timestamp::now();
+    let results = mdindex::merge_ranked(per_store, limit)
+        .into_iter()
+        .map(|(scoped, hit)| {
+            // The index keeps no `expires`; a header is a short read.
+            let expired = scoped
+                .store
+                .record_rel_path(&hit.path)
+                .and_then(|rel| scoped.store.read_summary(&rel).ok())
+                .is_some_and(|s| has_expired(&s.meta, now));
+            SearchRow {
+                hit: records::hit_json(scoped.scope, &hit),
+                expired,
+            }
+        })
         .collect();
-    Ok(json!({ "results": results, "notes": notes }))
+    Ok(SearchAnswer { results, notes })
 }
 
-pub fn show(config: &Config, args: &Args) -> Result<Value, ToolError> {
-    let id = args.required_text("id", MAX_TEXT_BYTES)?;
-    let (scoped, record) = records::find(config, &id).map_err(|e| {
-        let error = ToolError::from_error(e);
-        // The CLI's hint names its commands; an agent has tools.
-        if error.message.starts_with("no record") {
-            error.with_hint("the search and list tools give the ids")
-        } else {
-            error
+/// Each id read whole, or named as not found; a tool error only when none
+/// was found.
+pub fn show(config: &Config, params: ShowParams) -> Result<(ShowAnswer, bool), ToolError> {
+    let mut ids = params.ids.0;
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+    let now = Timestamp::now();
+    let mut answer = ShowAnswer {
+        records: Vec::new(),
+        not_found: Vec::new(),
+    };
+    for id in ids {
+        match records::find(config, &id) {
+            Ok((scoped, record)) => answer.records.push(ShownRecord {
+                read_hash: read_hash(&record),
+                expired: has_expired(&record.meta, now),
+                record: records::record_json(&scoped, &record),
+            }),
+            Err(records::FindError::Stores(e)) => return Err(ToolError::from_error(e)),
+            Err(e) => {
+                let error = ToolError::from_error(e);
+                // The CLI's hint names its commands; an agent has tools.
+                let hint = if error.message.starts_with("no record") {
+                    Some("the search and list tools give the ids".to_string())
+                } else {
+                    error.hint
+                };
+                answer.not_found.push(NotShown {
+                    id: shown_value(&id),
+                    error: error.message,
+                    hint,
+                });
+            }
         }
-    })?;
-    Ok(records::record_json(&scoped, &record))
+    }
+    let none_found = answer.records.is_empty();
+    Ok((answer, none_found))
 }
 
-pub fn list(config: &Config, args: &Args) -> Result<Value, ToolError> {
-    let wanted = record_type(args)?;
-    let scope = args.choice("scope", SCOPES)?;
-    let mut listed = Vec::new();
-    let mut skipped = Vec::new();
+pub fn list(config: &Config, params: ListParams) -> Result<ListAnswer, ToolError> {
+    let wanted = params.record_type.map(|t| t.0);
+    let only = params.scope.and_then(|s| s.0);
+    let now = Timestamp::now();
+    let mut answer = ListAnswer {
+        records: Vec::new(),
+        skipped: Vec::new(),
+    };
     for scoped in read_stores(config)? {
-        if scope
-            .as_deref()
-            .is_some_and(|s| s != "all" && s != scoped.scope.as_str())
-        {
+        if only.is_some_and(|scope| scope != scoped.scope) {
             continue;
         }
         let (summaries, not_records) = records::list(&scoped.store, wanted);
-        skipped.extend(not_records.iter().map(|s| {
-            json!({
-                "path": scoped.store.root().join(&s.rel_path),
-                "reason": s.reason.to_string(),
-            })
-        }));
-        listed.extend(summaries.iter().map(|s| records::summary_json(&scoped, s)));
+        answer
+            .skipped
+            .extend(not_records.iter().map(|s| SkippedFile {
+                path: scoped.store.root().join(&s.rel_path),
+                reason: s.reason.to_string(),
+            }));
+        answer
+            .records
+            .extend(summaries.iter().map(|s| ListedRecord {
+                summary: records::summary_json(&scoped, s),
+                expired: has_expired(&s.meta, now),
+            }));
     }
-    Ok(json!({ "records": listed, "skipped": skipped }))
+    Ok(answer)
 }
 
-fn record_type(args: &Args) -> Result<Option<RecordType>, ToolError> {
-    Ok(args
-        .choice("type", TYPES)?
-        .and_then(|t| RecordType::parse(&t)))
-}
-
-fn read_stores(config: &Config) -> Result<Vec<stores::ScopedStore>, ToolError> {
+fn read_stores(config: &Config) -> Result<Vec<ScopedStore>, ToolError> {
     stores::read_stores(config).map_err(ToolError::from_error)
 }
 

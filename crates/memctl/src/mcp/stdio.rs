@@ -1,9 +1,11 @@
 //! The server's standard input and output, with a thin line filter in
-//! front of rmcp. rmcp drops a line that is not JSON without a word, and
-//! answers a `tools/call` whose `params` are malformed with -32601 "method
-//! not found", which misleads a client's author. The filter answers those
-//! lines itself as JSON-RPC asks (-32700 with a null id, -32602 naming the
-//! field) and passes every other line to rmcp untouched. All output goes
+//! front of rmcp. rmcp drops a line that is not JSON without a word,
+//! answers a batch or any JSON that is not an object with -32600 but no
+//! `id` at all, and answers a `tools/call` whose `params` are malformed
+//! with -32601 "method not found", which misleads a client's author. The
+//! filter answers those lines itself as JSON-RPC asks (-32700 and -32600
+//! with a null id, -32602 naming the field) and passes every other line to
+//! rmcp untouched. All output goes
 //! through one writer that writes whole lines, so an answer of the filter
 //! never lands inside one of rmcp's, and that escapes DEL and C1 as all of
 //! memctl's JSON does.
@@ -157,6 +159,9 @@ fn verdict(line: &[u8]) -> Option<String> {
             ));
         }
     };
+    if !message.is_object() {
+        return Some(error_line(&Value::Null, not_a_request(&message)));
+    }
     let id = message
         .get("id")
         .filter(|id| id.is_string() || id.is_number())?;
@@ -166,6 +171,19 @@ fn verdict(line: &[u8]) -> Option<String> {
         id,
         ErrorData::invalid_params(format!("Invalid params: {problem}"), None),
     ))
+}
+
+/// The answer to a message that is not an object: JSON-RPC's -32600, with
+/// the `null` id it asks for when the request's id cannot be known.
+fn not_a_request(message: &Value) -> ErrorData {
+    let why = match message {
+        Value::Array(_) => {
+            "a batch (a JSON array) is not accepted: MCP has no batches; send one message a line"
+                .to_string()
+        }
+        other => format!("a message is a JSON object, not {}", kind(other)),
+    };
+    ErrorData::invalid_request(format!("Invalid Request: {why}"), None)
 }
 
 /// What is wrong with a request's `params`, for the methods whose malformed
@@ -385,10 +403,26 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list\",\"arguments\":null}}\n",
             "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
             "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":\"a notification gets no answer\"}\n",
-            "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]\n",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":7}\n",
         ] {
             assert_eq!(answer_of(line), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_batch_or_any_json_but_an_object_is_an_invalid_request_with_a_null_id() {
+        for line in [
+            "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}]\n",
+            "[]\n",
+            "5\n",
+            "\"ping\"\n",
+            "null\n",
+            "true\n",
+        ] {
+            let answer = answer_of(line).unwrap();
+            assert_eq!(answer["id"], Value::Null, "{line:?}: {answer}");
+            assert!(answer.as_object().unwrap().contains_key("id"), "{answer}");
+            assert_eq!(answer["error"]["code"], -32600, "{line:?}: {answer}");
         }
     }
 

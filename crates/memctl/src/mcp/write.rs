@@ -9,49 +9,38 @@ use mdagent::index_sink;
 use mdagent::remember::{SECRET_HINT, describe_plan_error, refusal_message};
 use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
 use mdstore::guard::secrets::{self, secret_note};
+use mdstore::hash::read_hash;
 use mdstore::txn::{self, WriteError};
-use mdstore::write::{
-    Candidate, ForgetError, Operation, Refusal, WriteOptions, candidate_from_json,
-};
+use mdstore::write::{Candidate, ForgetError, Operation, Refusal, WriteOptions};
 use mdstore::{Source, Store};
-use serde_json::{Value, json};
 
-use super::args::{Args, MAX_BODY_BYTES, MAX_TEXT_BYTES, ToolError, check_size};
+use super::answers::{ForgetAnswer, ForgetOperation, Outcome, RememberAnswer, RememberOperation};
+use super::args::{ToolError, shown_value};
+use super::params::{ForgetParams, RememberParams};
 use crate::ui::Ui;
 
-pub const REMEMBER_FIELDS: &[&str] = &[
-    "name",
-    "type",
-    "description",
-    "body",
-    "scope",
-    "source",
-    "expires",
-    "tags",
-    "expect_revision",
-];
-pub const FORGET_FIELDS: &[&str] = &["id", "revision", "reason", "scope"];
+/// A write's answer, and whether it reports a failure (a refusal).
+pub type Answer<A> = (A, bool);
 
-/// The most tags one record may be given here.
-const MAX_TAGS: usize = 64;
-
-/// A tool's answer: the JSON, and whether it reports a failure (a refusal).
-pub type Answer = (Value, bool);
-
-pub fn remember(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError> {
-    check_sizes(args)?;
-    let expect_revision = args.integer("expect_revision", 1, u64::MAX)?;
-    let mut fields = args.map().clone();
-    fields.remove("expect_revision");
-    let candidate = candidate_from_json(&Value::Object(fields))
-        .map_err(|e| ToolError::new(format!("invalid candidate: {e}")))?;
-    if candidate.source == Some(Source::User) {
-        return Err(ToolError::new(
-            "argument \"source\": an agent may not write source user; use verified (checked against the code) or leave it out (inferred)",
-        )
-        .with_hint("a fact the user stated is recorded by the user with `memctl remember`"));
-    }
-    let scope = scope_of(config, candidate.scope.as_deref())?;
+pub fn remember(
+    config: &Config,
+    ui: &Ui,
+    params: RememberParams,
+) -> Result<Answer<RememberAnswer>, ToolError> {
+    let expect_revision = params.expect_revision.map(|r| r.0);
+    let candidate = Candidate {
+        name: params.name.0,
+        record_type: params.record_type.map(|t| t.0),
+        description: params.description.map(|t| t.0),
+        body: params.body.map(|t| t.0),
+        source: params.source.map(|s| s.0),
+        expires: params.expires.map(|t| t.0),
+        tags: params.tags.map(|t| t.0).unwrap_or_default(),
+        scope: None,
+    };
+    let scope = params
+        .scope
+        .map_or_else(|| stores::default_scope(config), |s| s.0);
     let scoped = existing_store(config, scope)?;
     let options = WriteOptions {
         force: false,
@@ -64,10 +53,10 @@ pub fn remember(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolErr
     let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
     let written = txn.write(&candidate, &options, None);
     let committed = txn.commit(&mut index_sink::IndexSink(store));
-    let mut answer = match written {
+    let (mut answer, is_error) = match written {
         Ok(step) => classification(&candidate, scope, store, &step),
         Err(WriteError::Plan(e)) => refused(
-            &hidden_id(
+            hidden_id(
                 &candidate,
                 &mdstore::escape::for_message(&candidate.name, 60),
             ),
@@ -80,16 +69,16 @@ pub fn remember(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolErr
         }
     };
     if !committed.changed.is_empty() {
-        note_catalog(&mut answer.0, &committed);
-        let verb = if answer.0["operation"] == "ADD" {
+        note_catalog(&mut answer.outcome, &committed);
+        let verb = if answer.operation == RememberOperation::Add {
             "add"
         } else {
             "update"
         };
-        let id = answer.0["id"].as_str().unwrap_or_default().to_string();
-        commit_if_configured(ui, store, &format!("remember: {verb} {id}"), &committed);
+        let message = format!("remember: {verb} {}", answer.id);
+        commit_if_configured(ui, store, &message, &committed);
     }
-    Ok(answer)
+    Ok((answer, is_error))
 }
 
 /// An agent's write is committed as a person's is when the store's
@@ -99,89 +88,75 @@ fn commit_if_configured(ui: &Ui, store: &Store, message: &str, committed: &txn::
     crate::git::commit::after_write(ui, store.root(), false, message, &committed.changed);
 }
 
-/// Refuses a value too large to read before anything reads it: a 10 MB
-/// body is one short error, not a scan.
-fn check_sizes(args: &Args) -> Result<(), ToolError> {
-    for (field, value) in args.map() {
-        let max = if field == "body" {
-            MAX_BODY_BYTES
-        } else {
-            MAX_TEXT_BYTES
-        };
-        match value {
-            Value::String(text) => check_size(field, text, max)?,
-            Value::Array(items) if items.len() > MAX_TAGS => {
-                return Err(ToolError::new(format!(
-                    "argument {field:?} has {} items; at most {MAX_TAGS} are accepted",
-                    items.len()
-                )));
-            }
-            Value::Array(items) => {
-                for item in items.iter().filter_map(Value::as_str) {
-                    check_size(field, item, MAX_TEXT_BYTES)?;
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 /// ADD, UPDATE, NOOP or REFUSED, as the write under the lock decided.
-fn classification(candidate: &Candidate, scope: Scope, store: &Store, step: &txn::Step) -> Answer {
+fn classification(
+    candidate: &Candidate,
+    scope: Scope,
+    store: &Store,
+    step: &txn::Step,
+) -> Answer<RememberAnswer> {
     let plan = &step.plan;
     let id = hidden_id(candidate, &plan.id);
     let source = candidate.source.unwrap_or(Source::Inferred).as_str();
     match &step.outcome {
         txn::Outcome::Saved { revision } => {
             let operation = match plan.operation {
-                Operation::Update { .. } => "UPDATE",
-                _ => "ADD",
+                Operation::Update { .. } => RememberOperation::Update,
+                _ => RememberOperation::Add,
             };
-            let value = json!({
-                "operation": operation,
-                "id": id,
-                "scope": scope.as_str(),
-                "path": store.root().join(&plan.rel_path),
-                "revision": revision,
-                "source": source,
-                "warnings": plan.warnings.iter().map(|w| hide_name(candidate, w)).collect::<Vec<_>>(),
-            });
-            (value, false)
+            let answer = RememberAnswer {
+                path: Some(store.root().join(&plan.rel_path)),
+                revision: Some(*revision),
+                source: Some(source),
+                warnings: plan
+                    .warnings
+                    .iter()
+                    .map(|w| hide_name(candidate, w))
+                    .collect(),
+                ..RememberAnswer::new(operation, id, scope, Outcome::default())
+            };
+            (answer, false)
         }
         txn::Outcome::Noop { existing } => {
-            let value = json!({
-                "operation": "NOOP",
-                "id": id,
-                "scope": scope.as_str(),
-                "existing": existing,
-                "reason": format!("the same content is already stored as {existing}; nothing was written"),
-            });
-            (value, false)
+            let reason =
+                format!("the same content is already stored as {existing}; nothing was written");
+            let answer = RememberAnswer {
+                existing: Some(existing.clone()),
+                ..RememberAnswer::new(
+                    RememberOperation::Noop,
+                    id,
+                    scope,
+                    Outcome::because(reason, None),
+                )
+            };
+            (answer, false)
         }
         txn::Outcome::Refused(refusal) => {
             let (reason, hint) = refusal_reason(refusal, &id);
-            refused(&id, scope, reason, Some(hint))
+            refused(id, scope, reason, Some(hint))
         }
         // Only a plan shown to a person can conflict; none is shown here.
-        txn::Outcome::Conflict => refused(
-            &id,
-            scope,
-            format!("{id} changed while it was being written; nothing was written"),
-            Some("read it again and retry".to_string()),
-        ),
+        txn::Outcome::Conflict => {
+            let reason = format!("{id} changed while it was being written; nothing was written");
+            refused(
+                id,
+                scope,
+                reason,
+                Some("read it again and retry".to_string()),
+            )
+        }
     }
 }
 
-fn refused(id: &str, scope: Scope, reason: String, hint: Option<String>) -> Answer {
-    let value = json!({
-        "operation": "REFUSED",
-        "id": id,
-        "scope": scope.as_str(),
-        "reason": reason,
-        "hint": hint,
-    });
-    (value, true)
+fn refused(
+    id: String,
+    scope: Scope,
+    reason: String,
+    hint: Option<String>,
+) -> Answer<RememberAnswer> {
+    let outcome = Outcome::because(reason, hint);
+    let answer = RememberAnswer::new(RememberOperation::Refused, id, scope, outcome);
+    (answer, true)
 }
 
 /// Why a guard refused, and what the agent can do: never "pass --force",
@@ -199,16 +174,13 @@ fn refusal_reason(refusal: &Refusal, id: &str) -> (String, String) {
     (refusal_message(refusal, id), hint.to_string())
 }
 
-pub fn forget(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError> {
-    let id = args.required_text("id", MAX_TEXT_BYTES)?;
-    let revision = args
-        .integer("revision", 1, u64::MAX)?
-        .ok_or_else(|| {
-            ToolError::new("argument \"revision\" is required").with_hint(
-                "show the record first and pass its revision: a record is forgotten only by one who read it",
-            )
-        })?;
-    let reason = args.text("reason", MAX_TEXT_BYTES, false)?;
+pub fn forget(
+    config: &Config,
+    ui: &Ui,
+    params: ForgetParams,
+) -> Result<Answer<ForgetAnswer>, ToolError> {
+    let id = params.id.0;
+    let reason = params.reason.map(|r| r.0);
     if let Some(reason) = &reason {
         let found = secrets::find_secrets(reason);
         if !found.is_empty() {
@@ -220,33 +192,41 @@ pub fn forget(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError
             .with_hint("say why without the secret; nothing was forgotten"));
         }
     }
-    let scope = scope_of(
-        config,
-        args.choice("scope", &["workspace", "global"])?.as_deref(),
-    )?;
+    let scope = params
+        .scope
+        .map_or_else(|| stores::default_scope(config), |s| s.0);
     let scoped = existing_store(config, scope)?;
     let store = &scoped.store;
     let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
-    // Looked up under the lock: the revision compared is the one forgotten.
+    // Looked up and read under the lock: what is compared is what is
+    // forgotten.
     let Some(summary) = txn.view().find(&id).cloned() else {
         return Err(ToolError::new(format!(
             "no record {} in the {} store",
-            super::args::shown_value(&id),
+            shown_value(&id),
             scope.as_str()
         ))
         .with_hint("the list and search tools give the ids"));
     };
-    let actual = summary.meta.revision.unwrap_or(1);
-    if actual != revision {
-        return Ok(refused(
-            &summary.id,
-            scope,
-            format!(
-                "{} is at revision {actual}, not {revision}; nothing was forgotten",
-                summary.id
-            ),
-            Some("show it again, read it, and pass the revision it has now".to_string()),
-        ));
+    let record = store.read_record(&summary.rel_path).map_err(|skipped| {
+        ToolError::new(format!(
+            "{} cannot be read as a record ({}); nothing was forgotten",
+            summary.id, skipped.reason
+        ))
+    })?;
+    let read = ReadAs {
+        revision: params.revision.0,
+        read_hash: &params.read_hash.0,
+    };
+    if let Some((reason, hint)) = not_to_forget(&record, &read) {
+        let answer = ForgetAnswer {
+            operation: ForgetOperation::Refused,
+            id: summary.id,
+            scope: scope.as_str(),
+            revision: None,
+            outcome: Outcome::because(reason, Some(hint)),
+        };
+        return Ok((answer, true));
     }
     let forgotten = txn.forget(&summary.id, reason, Timestamp::now());
     let committed = txn.commit(&mut index_sink::IndexSink(store));
@@ -257,29 +237,61 @@ pub fn forget(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError
         }
         Err(e) => return Err(ToolError::new(format!("cannot forget {}: {e}", summary.id))),
     }
-    let mut value = json!({
-        "operation": "FORGOTTEN",
-        "id": summary.id,
-        "scope": scope.as_str(),
-        "revision": actual,
-    });
-    note_catalog(&mut value, &committed);
-    commit_if_configured(ui, store, &format!("forget: {}", summary.id), &committed);
-    Ok((value, false))
+    let mut answer = ForgetAnswer {
+        operation: ForgetOperation::Forgotten,
+        id: summary.id,
+        scope: scope.as_str(),
+        revision: Some(read.revision),
+        outcome: Outcome::default(),
+    };
+    note_catalog(&mut answer.outcome, &committed);
+    let message = format!("forget: {}", answer.id);
+    commit_if_configured(ui, store, &message, &committed);
+    Ok((answer, false))
 }
 
-/// The store a write goes to: the candidate's `scope`, else the server's
-/// (`memctl --global mcp` writes to the global store).
-fn scope_of(config: &Config, scope: Option<&str>) -> Result<Scope, ToolError> {
-    match scope {
-        None => Ok(stores::default_scope(config)),
-        Some("workspace") => Ok(Scope::Workspace),
-        Some("global") => Ok(Scope::Global),
-        Some(other) => Err(ToolError::new(format!(
-            "argument \"scope\": unknown value {}: expected workspace or global",
-            super::args::shown_value(other)
-        ))),
+/// What the agent says it read of the record it would forget.
+struct ReadAs<'a> {
+    revision: u64,
+    read_hash: &'a str,
+}
+
+/// Why the agent may not forget `record` (the reason, and what to do
+/// instead), or `None`. The user's records are the user's (a file without
+/// `source` is one, SPEC §2); any other is forgotten only as it was read:
+/// at that revision, and still saying what it said then, since a hand edit
+/// keeps the revision.
+fn not_to_forget(record: &mdstore::Record, read: &ReadAs<'_>) -> Option<(String, String)> {
+    let id = &record.id;
+    if record.source() == Source::User {
+        return Some((
+            format!(
+                "{id} is the user's record (source: user): an agent may not forget it; nothing was forgotten"
+            ),
+            format!(
+                "ask the user: tell them why it no longer holds; they can forget it with `memctl forget {id}`"
+            ),
+        ));
     }
+    let actual = record.meta.revision.unwrap_or(1);
+    if actual != read.revision {
+        return Some((
+            format!(
+                "{id} is at revision {actual}, not {}; nothing was forgotten",
+                read.revision
+            ),
+            "show it again, read it, and pass the revision and read_hash it has now".to_string(),
+        ));
+    }
+    if read_hash(record) != read.read_hash {
+        return Some((
+            format!(
+                "{id} changed since you read it (edited by hand, its revision kept); nothing was forgotten"
+            ),
+            "show it again, read it, and pass the read_hash it has now".to_string(),
+        ));
+    }
+    None
 }
 
 /// An existing store: the server never creates one, since nobody is there
@@ -301,11 +313,11 @@ fn existing_store(config: &Config, scope: Scope) -> Result<ScopedStore, ToolErro
 
 /// What became of `MEMORY.md`, when it is news: a hand-made one kept
 /// beside it (SPEC §3: never lost), or one that could not be regenerated.
-fn note_catalog(answer: &mut Value, committed: &txn::Committed) {
+fn note_catalog(outcome: &mut Outcome, committed: &txn::Committed) {
     match &committed.catalog {
         Ok(Some(catalog)) => {
             if let Some(kept) = &catalog.preserved {
-                answer["note"] = json!(format!(
+                outcome.note = Some(format!(
                     "MEMORY.md was not written by memctl: its text is kept in {}; MEMORY.md now lists the store's records",
                     kept.display()
                 ));
@@ -313,7 +325,7 @@ fn note_catalog(answer: &mut Value, committed: &txn::Committed) {
         }
         Ok(None) => {}
         Err(e) => {
-            answer["warning"] = json!(format!(
+            outcome.warning = Some(format!(
                 "the change is saved, but MEMORY.md could not be updated ({e}); the next write regenerates it"
             ));
         }

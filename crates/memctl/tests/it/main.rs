@@ -51,6 +51,7 @@ mod index;
 mod init;
 mod interactive;
 mod mcp;
+mod mcp_face;
 mod mcp_stdio;
 mod model_based;
 mod model_guards;

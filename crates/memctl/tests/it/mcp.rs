@@ -78,18 +78,41 @@ fn python_with_mcp() -> PathBuf {
 )]
 fn mcp_server_passes_the_python_sdk_client() {
     let env = TestEnv::new();
-    env.remembering("prefer-pytest")
-        .kind("feedback")
-        .description("Tests use pytest")
-        .body("New tests use pytest.")
-        .ok();
+    env.run(&[
+        "remember",
+        "--yes",
+        "--name",
+        "prefer-pytest",
+        "--type",
+        "feedback",
+        "--description",
+        "Tests use pytest",
+        "New tests use pytest.",
+    ])
+    .assert_success();
+    let out = run_python_client(&env, "client.py", &[env.store().as_os_str()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("mcp client: all checks passed"),
+        "the MCP client failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+}
+
+/// Runs `script` (in tests/mcp/) with the official client's Python, as
+/// `python SCRIPT MEMCTL ARGS…`, in `env`'s environment and project folder.
+pub(crate) fn run_python_client(
+    env: &TestEnv,
+    script: &str,
+    args: &[&std::ffi::OsStr],
+) -> std::process::Output {
     let python = python_with_mcp();
     let template = env.std_command();
     let mut client = Command::new(python);
     client
-        .arg(client_dir().join("client.py"))
+        .arg(client_dir().join(script))
         .arg(env!("CARGO_BIN_EXE_memctl"))
-        .arg(env.store())
+        .args(args)
         .current_dir(env.work())
         .env_clear();
     for (name, value) in template.get_envs() {
@@ -97,13 +120,7 @@ fn mcp_server_passes_the_python_sdk_client() {
             client.env(name, value);
         }
     }
-    let out = client.output().expect("the client script runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.contains("mcp client: all checks passed"),
-        "the MCP client failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
-    );
+    client.output().expect("the client script runs")
 }
 
 /// A server started by hand, spoken to one JSON-RPC line at a time.
@@ -231,6 +248,9 @@ fn mcp_server_exits_cleanly_when_stdin_closes() {
     assert!(status.success(), "exit status {status}");
 }
 
+/// A read_hash of the right shape that no record has.
+const HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
 #[test]
 fn mcp_secret_in_any_argument_is_never_echoed() {
     let env = TestEnv::new();
@@ -240,8 +260,8 @@ fn mcp_secret_in_any_argument_is_never_echoed() {
         ("search", json!({ "query": format!("type:{key}") })),
         ("search", json!({ "query": "x", "scope": key })),
         ("search", json!({ "query": "x", key: 1 })),
-        ("show", json!({ "id": key })),
-        ("show", json!({ "id": format!("{key}\u{1b}") })),
+        ("show", json!({ "ids": [key] })),
+        ("show", json!({ "ids": [format!("{key}\u{1b}")] })),
         ("list", json!({ "type": key })),
         (
             "remember",
@@ -253,9 +273,19 @@ fn mcp_secret_in_any_argument_is_never_echoed() {
             "remember",
             json!({ "name": "n", "tags": [format!("{key}\u{0}")] }),
         ),
-        ("forget", json!({ "id": key, "revision": 1 })),
-        ("forget", json!({ "id": "n", "revision": 1, "scope": key })),
-        (key, json!({})),
+        (
+            "forget",
+            json!({ "id": key, "revision": 1, "read_hash": HASH }),
+        ),
+        (
+            "forget",
+            json!({ "id": "n", "revision": 1, "read_hash": HASH, "scope": key }),
+        ),
+        (
+            "forget",
+            json!({ "id": "n", "revision": 1, "read_hash": key }),
+        ),
+        ("context", json!({ "prompt": "p", "max": key })),
     ];
     for (n, (tool, arguments)) in calls.iter().enumerate() {
         let (text, is_error) = session.call(n as u64 + 10, tool, arguments.clone());
@@ -291,20 +321,49 @@ fn mcp_remember_without_a_store_creates_none() {
 #[test]
 fn mcp_forget_without_reading_leaves_the_record() {
     let env = TestEnv::new();
-    env.remembering("keep-me")
-        .kind("project")
-        .description("d")
-        .body("Body text.")
-        .ok();
     let mut session = RawSession::start(&env);
+    let (text, is_error) = session.call(
+        4,
+        "remember",
+        json!({"name": "keep-me", "type": "project", "description": "d", "body": "Body text."}),
+    );
+    assert!(!is_error && text.contains("\"ADD\""), "{text}");
     let (text, is_error) = session.call(5, "forget", json!({"id": "keep-me"}));
     assert!(is_error && text.contains("revision"), "{text}");
-    let (text, is_error) = session.call(6, "forget", json!({"id": "keep-me", "revision": 2}));
+    let (text, is_error) = session.call(6, "forget", json!({"id": "keep-me", "revision": 1}));
+    assert!(is_error && text.contains("read_hash"), "{text}");
+    let (text, _) = session.call(7, "show", json!({"ids": ["keep-me"]}));
+    let shown: Value = serde_json::from_str(&text).expect("JSON");
+    let hash = shown["records"][0]["read_hash"]
+        .as_str()
+        .expect("a read_hash");
+    let (text, is_error) = session.call(
+        8,
+        "forget",
+        json!({"id": "keep-me", "revision": 2, "read_hash": hash}),
+    );
     assert!(is_error && text.contains("REFUSED"), "{text}");
-    let (text, is_error) = session.call(7, "forget", json!({"id": "../keep-me", "revision": 1}));
+    let (text, is_error) = session.call(
+        9,
+        "forget",
+        json!({"id": "keep-me", "revision": 1, "read_hash": HASH}),
+    );
+    assert!(
+        is_error && text.contains("changed since you read it"),
+        "{text}"
+    );
+    let (text, is_error) = session.call(
+        10,
+        "forget",
+        json!({"id": "../keep-me", "revision": 1, "read_hash": hash}),
+    );
     assert!(is_error && text.contains("no record"), "{text}");
     assert!(env.store().join("keep-me.md").exists());
-    let (text, is_error) = session.call(8, "forget", json!({"id": "KEEP-ME", "revision": 1}));
+    let (text, is_error) = session.call(
+        11,
+        "forget",
+        json!({"id": "KEEP-ME", "revision": 1, "read_hash": hash}),
+    );
     assert!(!is_error && text.contains("FORGOTTEN"), "{text}");
     assert!(!env.store().join("keep-me.md").exists());
     assert!(session.close().success());
@@ -368,7 +427,7 @@ fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
     .expect("a hand-written record");
     let mut session = RawSession::start(&env);
     for (n, (tool, arguments)) in [
-        ("show", json!({"id": "hostile"})),
+        ("show", json!({"ids": ["hostile"]})),
         ("list", json!({})),
         ("search", json!({"query": "colour red"})),
     ]
@@ -383,7 +442,10 @@ fn mcp_answers_hold_no_raw_terminal_control_from_a_hand_written_record() {
         );
         let value: Value = serde_json::from_str(&text).expect("JSON");
         if tool == "show" {
-            assert_eq!(value["body"], body, "the JSON decodes to the record's text");
+            assert_eq!(
+                value["records"][0]["body"], body,
+                "the JSON decodes to the record's text"
+            );
         }
     }
     let catalog = session.request(
@@ -478,7 +540,7 @@ fn mcp_answers_never_send_a_hand_written_secret_to_the_agent() {
     .expect("a hand-made MEMORY.md");
     let mut session = RawSession::start(&env);
     for (n, (tool, arguments)) in [
-        ("show", json!({"id": "staging"})),
+        ("show", json!({"ids": ["staging"]})),
         ("list", json!({})),
         ("search", json!({"query": "staging key"})),
     ]

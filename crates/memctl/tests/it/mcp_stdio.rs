@@ -124,7 +124,7 @@ fn mcp_terminal_escapes_and_nul_in_methods_and_arguments_never_reach_a_terminal_
         ),
         (
             "tools/call".to_string(),
-            json!({"name": "show", "arguments": {"id": evil}}),
+            json!({"name": "show", "arguments": {"ids": [evil]}}),
         ),
         ("resources/read".to_string(), json!({"uri": evil})),
     ] {
