@@ -12,10 +12,12 @@
 
 mod budget;
 mod correction;
+mod duplicates;
 mod exact;
 mod expired;
 mod merge;
 mod near;
+mod similar;
 mod terms;
 
 use jiff::Timestamp;
@@ -23,13 +25,14 @@ use jiff::Timestamp;
 use crate::plan::{Origin, Plan};
 use crate::records::DreamRecord;
 
-pub use near::NEAR_THRESHOLD;
+pub use similar::NEAR_THRESHOLD;
 
 /// How gathering decides what is alike.
 #[derive(Clone, Debug)]
 pub struct GatherOptions {
     /// Two records are near-duplicates when the Jaccard similarity of their
-    /// term shingles is at least this (docs/DREAM.md: the measurements).
+    /// words is at least this, among other rules (docs/DREAM.md: the
+    /// measurements).
     pub near_threshold: f64,
 }
 
@@ -52,10 +55,14 @@ pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOpti
     let mut plan = Plan::new(Origin::Rules);
     let mut claims = Claims::new(records.len());
     expired::gather(records, now, &mut claims, &mut plan);
-    exact::gather(records, &mut claims, &mut plan);
+    let exact = exact::find(records, &mut claims);
     let prepared = terms::prepare_all(records);
     correction::gather(records, &prepared, &mut claims, &mut plan);
-    near::gather(records, &prepared, options, &mut claims, &mut plan);
+    // One member of each exact group stands for its copies.
+    let standing: Vec<usize> = exact.iter().map(|group| group[0]).collect();
+    let near = near::find(records, &prepared, &standing, options, &claims);
+    drop(prepared);
+    duplicates::propose(records, &exact, &near, &mut claims, &mut plan);
     budget::gather(records, &claims, &mut plan);
     plan
 }
