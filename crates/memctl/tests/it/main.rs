@@ -33,6 +33,7 @@ mod corpus_search;
 mod crash;
 mod dream;
 mod dream_auto;
+mod dream_groups;
 mod edit;
 mod env;
 mod extract;
