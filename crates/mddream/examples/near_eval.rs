@@ -110,13 +110,22 @@ fn evaluate(pairs: &[Pair]) {
 fn misses(pairs: &[Pair], verdicts: &[Verdict]) {
     for (pair, verdict) in pairs.iter().zip(verdicts) {
         let merged = *verdict == Verdict::Merge;
-        if merged != (pair.label == "duplicate") {
-            let what = if merged { "merged" } else { "missed" };
-            eprintln!(
-                "{what} ({} {}): {:?} / {:?}",
-                pair.lang, pair.label, pair.a, pair.b
-            );
-        }
+        let corrected = *verdict == Verdict::Correction;
+        let what = if merged != (pair.label == "duplicate") {
+            if merged { "merged" } else { "missed" }
+        } else if corrected != (pair.label == "correction") {
+            if corrected {
+                "corrected"
+            } else {
+                "correction missed"
+            }
+        } else {
+            continue;
+        };
+        eprintln!(
+            "{what} ({} {}): {:?} / {:?}",
+            pair.lang, pair.label, pair.a, pair.b
+        );
     }
 }
 

@@ -6,37 +6,104 @@
 //! to do with the pairs found, joined with exact copies into groups, is
 //! [`crate::gather::duplicates`]' to decide.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::gather::duplicates::NearPair;
-use crate::gather::similar::{Likeness, near_duplicates};
+use crate::gather::similar::{Likeness, may_be_near, near_duplicates};
 use crate::gather::terms::{Prepared, mix};
-use crate::gather::{Claims, GatherOptions};
+use crate::gather::{Claims, GatherOptions, in_parallel};
 use crate::records::DreamRecord;
 
-/// Bands × rows = the signature's length. With 50 bands of 3 rows, a pair
-/// whose words are 37.5% alike (the threshold) shares a bucket with
-/// probability 0.93, at 50% with 0.998, and at 10% (other facts on one
-/// subject) with 0.05.
-const BANDS: usize = 50;
-const ROWS: usize = 3;
-const SIGNATURE_LEN: usize = BANDS * ROWS;
+/// A record is signed twice. Its rare features (see [`RARE_IN_AT_MOST`]) get
+/// [`RARE_BANDS`] bands of [`RARE_ROWS`] rows: a pair whose rare words are
+/// 37.5% alike (the threshold) shares a bucket with probability 0.93, at
+/// 50% with 0.998, at 10% with 0.05. All its features get [`ALL_BANDS`]
+/// bands of [`ALL_ROWS`] rows, where only records nearly word for word
+/// alike meet (90% alike: probability 0.97; 80%: 0.89; 40%: 0.008): a copy
+/// with a line added is found even when its rare words differ.
+const RARE_BANDS: usize = 50;
+const RARE_ROWS: usize = 3;
+const ALL_BANDS: usize = 12;
+const ALL_ROWS: usize = 8;
+const BANDS: usize = RARE_BANDS + ALL_BANDS;
+const SIGNATURE_LEN: usize = RARE_BANDS * RARE_ROWS + ALL_BANDS * ALL_ROWS;
+
+/// A band key that puts a record in no bucket (a record without rare
+/// features); real keys are never 0.
+const NO_BUCKET: u64 = 0;
 
 /// A bucket larger than this (templated text) is compared member by member
 /// with its first `MAX_BUCKET` members only, so that one crowded bucket
 /// cannot make the work quadratic.
 const MAX_BUCKET: usize = 64;
 
-/// Each band's bucket key for a record's features (its words, or word
-/// pairs when long; see [`Likeness::features`]), one per band: what
-/// [`Prepared`] keeps of the signature. Empty for a record without words.
-pub(crate) fn band_keys(features: &[u64]) -> Vec<u64> {
-    if features.is_empty() {
+/// A feature (a word, or a word pair) in more records than this says
+/// little of which fact a record holds ("run", "before", "always", a common
+/// number): in the rare bands it would fill buckets with records that only
+/// share a subject, and the pairs to judge would grow with the square of
+/// the store. A fixed count, so that they grow with the store instead.
+const RARE_IN_AT_MOST: u32 = 64;
+
+/// A long record's word pairs are sampled (those whose hash is a multiple
+/// of [`SAMPLE_EVERY`], the same pairs in every record, so that Jaccard is
+/// kept) once it has more than [`SAMPLED_FROM`]: its signature costs and
+/// weighs less.
+const SAMPLED_FROM: usize = 64;
+const SAMPLE_EVERY: u64 = 4;
+
+/// The features a record is signed by.
+pub(crate) fn signed_features(features: &[u64]) -> Vec<u64> {
+    if features.len() <= SAMPLED_FROM {
+        return features.to_vec();
+    }
+    features
+        .iter()
+        .copied()
+        .filter(|h| h % SAMPLE_EVERY == 0)
+        .collect()
+}
+
+/// Every record's band keys ([`band_keys`]).
+pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let mut records_with: HashMap<u64, u32> = HashMap::new();
+    for f in features {
+        for &h in f {
+            *records_with.entry(h).or_default() += 1;
+        }
+    }
+    in_parallel(features, |f| {
+        let rare: Vec<u64> = f
+            .iter()
+            .copied()
+            .filter(|h| records_with.get(h).is_some_and(|&n| n <= RARE_IN_AT_MOST))
+            .collect();
+        band_keys(&rare, f)
+    })
+}
+
+/// A record's bucket in each band: [`RARE_BANDS`] from the MinHash
+/// signature of its `rare` features, then [`ALL_BANDS`] from that of `all`.
+/// Empty for a record without features.
+fn band_keys(rare: &[u64], all: &[u64]) -> Vec<u64> {
+    if all.is_empty() {
         return Vec::new();
     }
-    let mut signature = [u32::MAX; SIGNATURE_LEN];
+    let (rare_seeds, all_seeds) = SEEDS.split_at(RARE_BANDS * RARE_ROWS);
+    let mut keys = bands_of(rare, rare_seeds, RARE_ROWS, 0);
+    keys.extend(bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS));
+    keys
+}
+
+/// The bands of the MinHash signature of `features` under `seeds`, `rows`
+/// hash functions each, numbered from `first`.
+fn bands_of(features: &[u64], seeds: &[(u64, u64)], rows: usize, first: usize) -> Vec<u64> {
+    let bands = seeds.len() / rows;
+    if features.is_empty() {
+        return vec![NO_BUCKET; bands];
+    }
+    let mut signature = vec![u32::MAX; seeds.len()];
     for &feature in features {
-        for (slot, (a, b)) in signature.iter_mut().zip(SEEDS.iter()) {
+        for (slot, (a, b)) in signature.iter_mut().zip(seeds) {
             // Features are already mixed hashes, so each hash function is a
             // multiply-add (odd multiplier): cheap for 100,000 records.
             let h = (feature.wrapping_mul(*a).wrapping_add(*b) >> 32) as u32;
@@ -46,11 +113,15 @@ pub(crate) fn band_keys(features: &[u64]) -> Vec<u64> {
         }
     }
     signature
-        .chunks(ROWS)
+        .chunks(rows)
         .enumerate()
         .map(|(band, rows)| {
-            rows.iter()
-                .fold(mix(band as u64), |acc, &h| mix(acc ^ u64::from(h)))
+            let key =
+                rows.iter().fold(
+                    mix((first + band) as u64),
+                    |acc, &h| mix(acc ^ u64::from(h)),
+                );
+            key.max(1)
         })
         .collect()
 }
@@ -79,15 +150,54 @@ pub(crate) fn find(
     compared.extend_from_slice(also);
     compared.sort_unstable();
     let candidates = candidates(records, prepared, &compared);
-    let mut likeness: HashMap<usize, Likeness> = HashMap::new();
+    // Judged on every core, each taking a run of first records.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut parts: Vec<&[(usize, usize)]> = Vec::new();
+    let mut rest = &candidates[..];
+    while !rest.is_empty() {
+        let mut end = rest.len().min(rest.len().div_ceil(threads).max(1 << 12));
+        while end < rest.len() && rest[end].0 == rest[end - 1].0 {
+            end += 1;
+        }
+        let (part, tail) = rest.split_at(end);
+        parts.push(part);
+        rest = tail;
+    }
+    in_parallel(&parts, |part| {
+        judge(records, prepared, part, options.near_threshold)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The near-duplicates among `candidates` (in order of their first record).
+fn judge(
+    records: &[DreamRecord],
+    prepared: &[Prepared],
+    candidates: &[(usize, usize)],
+    threshold: f64,
+) -> Vec<NearPair> {
+    // Pairs come in order of their first record, so once the pairs of
+    // record `a` are judged no record up to `a` is needed again: the cache
+    // holds only records still to come.
+    let mut likeness: BTreeMap<usize, Likeness> = BTreeMap::new();
     let mut pairs = Vec::new();
-    for (a, b) in candidates {
+    let mut current = None;
+    for &(a, b) in candidates {
+        if current != Some(a) {
+            likeness = likeness.split_off(&a);
+            current = Some(a);
+        }
+        if !may_be_near(&prepared[a].screen, &prepared[b].screen, threshold) {
+            continue;
+        }
         for i in [a, b] {
             likeness
                 .entry(i)
                 .or_insert_with(|| Likeness::of(&records[i]));
         }
-        if let Some(score) = near_duplicates(&likeness[&a], &likeness[&b], options.near_threshold) {
+        if let Some(score) = near_duplicates(&likeness[&a], &likeness[&b], threshold) {
             pairs.push(NearPair { a, b, score });
         }
     }
@@ -102,9 +212,11 @@ fn candidates(
     compared: &[usize],
 ) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    let mut buckets: HashMap<u64, Vec<u32>> = HashMap::new();
+    let mut deduplicated = 0;
+    // (bucket, record) of one band, sorted so that a bucket is a run.
+    let mut members: Vec<(u64, u32)> = Vec::with_capacity(compared.len());
     for band in 0..BANDS {
-        buckets.clear();
+        members.clear();
         for &i in compared {
             let record = &records[i];
             let (Some(kind), Some(&key)) =
@@ -112,15 +224,25 @@ fn candidates(
             else {
                 continue;
             };
-            let key = mix(key ^ ((record.scope as u64) << 8) ^ kind as u64);
-            buckets.entry(key).or_default().push(i as u32);
+            if key != NO_BUCKET {
+                let key = mix(key ^ ((record.scope as u64) << 8) ^ kind as u64);
+                members.push((key, i as u32));
+            }
         }
-        for bucket in buckets.values().filter(|b| b.len() > 1) {
-            for (n, &b) in bucket.iter().enumerate().skip(1) {
-                for &a in &bucket[..n.min(MAX_BUCKET)] {
+        members.sort_unstable();
+        for bucket in members.chunk_by(|x, y| x.0 == y.0).filter(|b| b.len() > 1) {
+            for (n, &(_, b)) in bucket.iter().enumerate().skip(1) {
+                for &(_, a) in &bucket[..n.min(MAX_BUCKET)] {
                     pairs.push((a.min(b), a.max(b)));
                 }
             }
+        }
+        // Most pairs meet in several bands: drop the repeats whenever the
+        // list has doubled, so it holds each pair about once.
+        if pairs.len() > 2 * deduplicated.max(1 << 16) {
+            pairs.sort_unstable();
+            pairs.dedup();
+            deduplicated = pairs.len();
         }
     }
     pairs.sort_unstable();

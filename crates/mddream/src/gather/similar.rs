@@ -97,16 +97,24 @@ const CJK_NEGATIONS: &[&str] = &[
     "不", "别", "没", "勿", "禁止", "无", "ない", "ぬ", "않", "안 ", "말", "못", "없", "금지",
 ];
 
+/// What the first, cheap look at a pair needs of a record: kept for every
+/// record while gathering, where the whole [`Likeness`] is made again only
+/// for pairs that pass it.
+#[derive(Clone, Debug)]
+pub(crate) struct Screen {
+    /// Hashes of its content words and values, sorted, each once.
+    words: Box<[u64]>,
+    /// Hashes of its values (description and `expires` included), sorted,
+    /// each once.
+    values: Box<[u64]>,
+    /// Hashes of its content words that are not values, sorted, each once.
+    plain: Box<[u64]>,
+}
+
 /// A record as the judge compares it.
 #[derive(Debug)]
 pub(crate) struct Likeness {
-    /// Hashes of its content words and values, sorted, each once.
-    words: Vec<u64>,
-    /// Hashes of its values (description and `expires` included), sorted,
-    /// each once.
-    values: Vec<u64>,
-    /// Hashes of its content words that are not values, sorted, each once.
-    plain: Vec<u64>,
+    screen: Screen,
     /// Its words in order (stop words included), for the one-word-replaced
     /// rule; empty for a long record.
     sequence: Vec<(u64, Kind)>,
@@ -229,9 +237,11 @@ impl Likeness {
             (sequence, spellings)
         };
         Likeness {
-            words,
-            plain,
-            values: sorted(values),
+            screen: Screen {
+                words: words.into(),
+                plain: plain.into(),
+                values: sorted(values).into(),
+            },
             sequence,
             pairs,
             spellings,
@@ -243,10 +253,14 @@ impl Likeness {
     /// Its words and values, for the candidate search.
     pub(crate) fn features(&self) -> &[u64] {
         if self.pairs.is_empty() {
-            &self.words
+            &self.screen.words
         } else {
             &self.pairs
         }
+    }
+
+    pub(crate) fn screen(&self) -> &Screen {
+        &self.screen
     }
 
     /// How a content word (by hash) is spelled, if it is an English word.
@@ -255,10 +269,6 @@ impl Likeness {
             .iter()
             .find(|(h, _)| *h == word)
             .map(|(_, s)| s.as_str())
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.words.is_empty()
     }
 }
 
@@ -374,34 +384,44 @@ fn typo_checked(spelling: &str) -> bool {
     spelling.chars().count() >= 4 && spelling.chars().all(|c| c.is_ascii_alphabetic())
 }
 
+/// Whether two records may be near-duplicates at `threshold`, from their
+/// words and values alone: no pair [`near_duplicates`] accepts fails this.
+pub(crate) fn may_be_near(a: &Screen, b: &Screen, threshold: f64) -> bool {
+    if a.words.is_empty() || b.words.is_empty() || values_replaced(a, b) {
+        return false;
+    }
+    let (exact, small, large) = sizes(a, b);
+    // One-letter differences can only add to the shared words: even
+    // matching all of them must be enough.
+    let spare = (small - exact).min(large - exact);
+    passes(exact + spare, small, large, threshold, a, b)
+}
+
+/// Words shared, and the word counts of the smaller and the larger record.
+fn sizes(a: &Screen, b: &Screen) -> (usize, usize, usize) {
+    let exact = shared(&a.words, &b.words);
+    let (x, y) = (a.words.len(), b.words.len());
+    (exact, x.min(y), x.max(y))
+}
+
 /// How alike two records are, and whether they are near-duplicates at
 /// `threshold`.
 pub(crate) fn near_duplicates(a: &Likeness, b: &Likeness, threshold: f64) -> Option<f64> {
-    if a.is_empty() || b.is_empty() || values_replaced(a, b) {
+    if !may_be_near(&a.screen, &b.screen, threshold) {
         return None;
     }
-    let exact = shared(&a.words, &b.words);
-    let (small, large) = if a.words.len() <= b.words.len() {
-        (a.words.len(), b.words.len())
-    } else {
-        (b.words.len(), a.words.len())
-    };
-    // One-letter differences can only add to the shared words: skip them
-    // when even matching all would not be enough.
-    let spare = (small - exact).min(large - exact);
-    if !passes(exact + spare, small, large, threshold, a, b) {
-        return None;
-    }
+    let (exact, small, large) = sizes(&a.screen, &b.screen);
+    let (sa, sb) = (&a.screen, &b.screen);
     let typos = one_letter_apart(a, b);
     // The same values alone ("Use Node 18", "使用 Node 18") are not the
     // same fact: some word must be shared too.
-    if shared(&a.plain, &b.plain) + typos == 0 {
+    if shared(&sa.plain, &sb.plain) + typos == 0 {
         return None;
     }
     let together = exact + typos;
     let jaccard = together as f64 / (small + large - together) as f64;
     let contained = together as f64 / small as f64;
-    if !passes(together, small, large, threshold, a, b) {
+    if !passes(together, small, large, threshold, sa, sb) {
         return None;
     }
     if a.negated != b.negated && jaccard < NEGATION_OVERRIDE && contained < 1.0 {
@@ -434,8 +454,8 @@ fn passes(
     small: usize,
     large: usize,
     threshold: f64,
-    a: &Likeness,
-    b: &Likeness,
+    a: &Screen,
+    b: &Screen,
 ) -> bool {
     let jaccard = together as f64 / (small + large - together).max(1) as f64;
     let contains = small >= MIN_CONTAINED && together as f64 / small as f64 >= CONTAINED;
@@ -448,12 +468,12 @@ fn passes(
 }
 
 /// Both hold a value the other does not have, as a value or a word.
-fn values_replaced(a: &Likeness, b: &Likeness) -> bool {
+fn values_replaced(a: &Screen, b: &Screen) -> bool {
     extra_value(a, b) && extra_value(b, a)
 }
 
 /// `a` holds a value `b` does not have, as a value or a word.
-fn extra_value(a: &Likeness, b: &Likeness) -> bool {
+fn extra_value(a: &Screen, b: &Screen) -> bool {
     a.values
         .iter()
         .any(|v| b.words.binary_search(v).is_err() && b.values.binary_search(v).is_err())
@@ -482,7 +502,7 @@ fn one_letter_apart(a: &Likeness, b: &Likeness) -> usize {
     let only = |x: &Likeness, y: &Likeness| -> Vec<String> {
         x.spellings
             .iter()
-            .filter(|(h, _)| y.words.binary_search(h).is_err())
+            .filter(|(h, _)| y.screen.words.binary_search(h).is_err())
             .map(|(_, s)| s.clone())
             .collect()
     };
@@ -537,7 +557,7 @@ fn one_word_replaced(a: &Likeness, b: &Likeness) -> bool {
         let content: Vec<&(u64, Kind)> = s.iter().filter(|(_, k)| *k != Kind::Function).collect();
         let replaced = content
             .iter()
-            .all(|(h, k)| *k == Kind::Word && other.words.binary_search(h).is_err());
+            .all(|(h, k)| *k == Kind::Word && other.screen.words.binary_search(h).is_err());
         (replaced && (1..=2).contains(&content.len()))
             .then(|| content.iter().map(|(h, _)| *h).collect())
     };

@@ -10,8 +10,9 @@ use std::ops::Range;
 
 use mdindex::text::{Segment, index_text, is_cjk, normalize, segments};
 
-use crate::gather::near::band_keys;
-use crate::gather::similar::Likeness;
+use crate::gather::in_parallel;
+use crate::gather::near::{band_keys_all, signed_features};
+use crate::gather::similar::{Likeness, Screen};
 use crate::records::DreamRecord;
 
 /// A record's description and body, the text every gatherer compares.
@@ -345,28 +346,23 @@ pub(crate) struct Prepared {
     /// The record's bucket in each band of the near-duplicate search
     /// (empty for a record without words).
     pub(crate) bands: Vec<u64>,
+    /// Its words and values, for a first look at a candidate pair.
+    pub(crate) screen: Screen,
 }
 
 /// [`Prepared`] for every record, spread over the machine's cores.
 pub(crate) fn prepare_all(records: &[DreamRecord]) -> Vec<Prepared> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = records.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = records
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(prepare).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    let (mut prepared, features): (Vec<Prepared>, Vec<Vec<u64>>) =
+        in_parallel(records, prepare).into_iter().unzip();
+    for (p, bands) in prepared.iter_mut().zip(band_keys_all(&features)) {
+        p.bands = bands;
+    }
+    prepared
 }
 
-fn prepare(record: &DreamRecord) -> Prepared {
+/// A record's [`Prepared`] (its bands still empty) and the features its
+/// near-duplicate signature is made of.
+fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
     let description_text = record.record.meta.description.as_deref().unwrap_or("");
     let description = Terms::of(description_text);
     let body = Terms::of(&record.record.body);
@@ -382,12 +378,14 @@ fn prepare(record: &DreamRecord) -> Prepared {
         .iter()
         .fold(0x9e37_79b9_7f4a_7c15, |acc, t| mix(acc ^ hash_term(t)));
     let likeness = Likeness::from_terms(record, &description, &body);
-    Prepared {
+    let prepared = Prepared {
         masked_key,
         words,
         has_values: words < masked.len(),
-        bands: band_keys(likeness.features()),
-    }
+        bands: Vec::new(),
+        screen: likeness.screen().clone(),
+    };
+    (prepared, signed_features(likeness.features()))
 }
 
 /// FNV-1a: stable across runs and platforms, so plans are reproducible.
