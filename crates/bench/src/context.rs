@@ -1,7 +1,9 @@
 //! The evaluation of `memctl context`'s relevance judgement
-//! (`src/bin/context_eval.rs`, docs/CONTEXT.md): a store of realistic
-//! records and labelled prompts, written by hand, in `fixtures/context/`.
-//! Each prompt names the records that would help with it, or none.
+//! (docs/CONTEXT.md): labelled prompts, each naming the records of its
+//! store that would help with it, or none; a store copied and asked through
+//! the library as the commands ask it; and the figures. The old development
+//! set is `fixtures/context/` (`src/bin/context_eval.rs`); the sets of issue
+//! 14 are found by [`crate::sets`].
 
 use std::path::{Path, PathBuf};
 
@@ -10,15 +12,43 @@ use mdindex::query::Query;
 use mdindex::relevance::{self, Evidence, Threshold};
 use mdstore::Store;
 
-/// Hits weighed for each prompt before the judgement: `memctl context`
-/// asks the index for this many.
-pub const CANDIDATES: usize = 10;
 /// Records shown at most (`--max`'s default).
-pub const SHOWN: usize = 5;
+pub const SHOWN: usize = mdagent::context::DEFAULT_MAX;
 
-/// The fixtures folder.
+/// Hits weighed for each prompt before the judgement, as `memctl context`
+/// asks the index for them.
+pub const CANDIDATES: usize = mdagent::context::candidates(SHOWN);
+
+/// The old development set's folder.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/context")
+}
+
+/// What a prompt of the issue-14 sets is (`kind` in `prompts.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// The user may use the record's own words.
+    Direct,
+    /// The need, phrased without the record's identifiers and rare terms.
+    Paraphrase,
+    /// An everyday request in the project's vocabulary that no record speaks to.
+    Negative,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Direct, Kind::Paraphrase, Kind::Negative];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Direct => "direct",
+            Kind::Paraphrase => "paraphrase",
+            Kind::Negative => "negative",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
 }
 
 /// One labelled prompt.
@@ -28,40 +58,103 @@ pub struct Prompt {
     /// Ids of the records that would help; empty when none would.
     pub relevant: Vec<String>,
     pub lang: String,
+    /// `None` in the old development set, which has no `kind`.
+    pub kind: Option<Kind>,
     /// A long prompt with pasted code, logs or a stack trace.
     pub long: bool,
     /// Where it falls: even positions are the dev half, odd the held-out half.
     pub dev: bool,
 }
 
-/// The labelled prompts of `fixtures/context/prompts.json`.
-pub fn prompts(fixtures: &Path) -> anyhow::Result<Vec<Prompt>> {
-    let path = fixtures.join("prompts.json");
-    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&text)?;
+/// The labelled prompts of a `prompts.json`: an array of `{prompt,
+/// relevant[], lang, kind?, long?}`. A missing or mistyped field is an
+/// error naming the file, the prompt's position and the field.
+pub fn prompts(path: &Path) -> anyhow::Result<Vec<Prompt>> {
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a JSON array", path.display()))?;
     rows.iter()
         .enumerate()
         .map(|(at, row)| {
-            let text = row["prompt"].as_str().context("a prompt without text")?;
-            let relevant = row["relevant"]
-                .as_array()
-                .context("a prompt without `relevant`")?
-                .iter()
-                .filter_map(|id| id.as_str().map(str::to_string))
-                .collect();
-            Ok(Prompt {
-                text: text.to_string(),
-                relevant,
-                lang: row["lang"].as_str().unwrap_or("en").to_string(),
-                long: row["long"].as_bool().unwrap_or(false),
-                dev: at % 2 == 0,
-            })
+            prompt(row, at).with_context(|| format!("{}: prompt {at}", path.display()))
         })
         .collect()
 }
 
-/// A copy of the fixture store (plus `extra` generated records, to see
-/// the judgement in a larger store) with its index built.
+fn prompt(row: &serde_json::Value, at: usize) -> anyhow::Result<Prompt> {
+    let text = row["prompt"].as_str().context("no `prompt` text")?;
+    let relevant = row["relevant"]
+        .as_array()
+        .context("no `relevant` list")?
+        .iter()
+        .map(|id| {
+            id.as_str()
+                .map(str::to_string)
+                .context("a `relevant` id that is not a string")
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let kind = match &row["kind"] {
+        serde_json::Value::Null => None,
+        value => {
+            let name = value.as_str().context("a `kind` that is not a string")?;
+            Some(Kind::parse(name).with_context(|| {
+                format!("`kind` {name:?} is none of direct, paraphrase, negative")
+            })?)
+        }
+    };
+    let lang = match &row["lang"] {
+        serde_json::Value::Null => "en",
+        value => value.as_str().context("a `lang` that is not a string")?,
+    };
+    let long = match &row["long"] {
+        serde_json::Value::Null => false,
+        value => value
+            .as_bool()
+            .context("a `long` that is not true or false")?,
+    };
+    Ok(Prompt {
+        text: text.to_string(),
+        relevant,
+        lang: lang.to_string(),
+        kind,
+        long,
+        dev: at.is_multiple_of(2),
+    })
+}
+
+/// Files a fixture folder holds about where it came from, not from the
+/// user's memory folder (tests/fixtures/claude-memory/README.md): left out
+/// of the copy, so that the store is the folder as its user has it.
+const PROVENANCE: [&str; 2] = ["LICENSE", "SOURCE.md"];
+
+/// Copies the store folder `from` into `to` (created), every file and
+/// folder but the top-level [`PROVENANCE`] files; returns the files copied.
+pub fn copy_store(from: &Path, to: &Path) -> anyhow::Result<usize> {
+    let mut copied = 0;
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("cannot list {}", from.display()))?;
+        let rel = entry.path().strip_prefix(from)?;
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)
+                .with_context(|| format!("cannot create {}", target.display()))?;
+        } else if !(entry.depth() == 1 && PROVENANCE.iter().any(|p| rel == Path::new(p))) {
+            std::fs::copy(entry.path(), &target).with_context(|| {
+                format!(
+                    "cannot copy {} to {}",
+                    entry.path().display(),
+                    target.display()
+                )
+            })?;
+            copied += 1;
+        }
+    }
+    Ok(copied)
+}
+
+/// A copy of a fixture store (plus `extra` generated records, to see the
+/// judgement in a larger store) with its own cache folder, asked through
+/// the library as `memctl search` and `memctl context` ask.
 pub struct EvalStore {
     _dir: tempfile::TempDir,
     pub store: Store,
@@ -69,14 +162,11 @@ pub struct EvalStore {
 }
 
 impl EvalStore {
-    pub fn new(fixtures: &Path, extra: &[(String, String)]) -> anyhow::Result<EvalStore> {
+    pub fn new(store_dir: &Path, extra: &[(String, String)]) -> anyhow::Result<EvalStore> {
         let dir = tempfile::tempdir()?;
         let root = dir.path().join("store");
+        copy_store(store_dir, &root)?;
         let store = Store::create(&root)?;
-        for entry in std::fs::read_dir(fixtures.join("store"))? {
-            let entry = entry?;
-            std::fs::copy(entry.path(), root.join(entry.file_name()))?;
-        }
         for (name, text) in extra {
             std::fs::write(root.join(format!("{name}.md")), text)?;
         }
@@ -88,10 +178,15 @@ impl EvalStore {
         })
     }
 
-    /// The candidates for `prompt`, best first, with their evidence.
-    pub fn judge(&self, prompt: &str) -> anyhow::Result<Vec<(String, Evidence)>> {
+    /// The first `candidates` hits for `prompt`, best first, with their
+    /// evidence: the full ranking, for judging many thresholds at once.
+    pub fn judge(
+        &self,
+        prompt: &str,
+        candidates: usize,
+    ) -> anyhow::Result<Vec<(String, Evidence)>> {
         self.ask(prompt, &|store, cache, query| {
-            mdindex::search_store_with_evidence(store, cache, query, CANDIDATES, &mut |_| {})
+            mdindex::search_store_with_evidence(store, cache, query, candidates, &mut |_| {})
         })
     }
 
@@ -106,6 +201,20 @@ impl EvalStore {
         self.ask(prompt, &|store, cache, query| {
             mdindex::recall_store(store, cache, query, CANDIDATES, threshold, &mut |_| {})
         })
+    }
+
+    /// What `memctl search --limit LIMIT PROMPT` returns: the prompt read
+    /// as the query language, as the command reads its argument; a query
+    /// the command refuses (only stop words, say) returns nothing.
+    pub fn search(&self, prompt: &str, limit: usize) -> anyhow::Result<Vec<String>> {
+        let Ok(query) = mdindex::query::parse(prompt) else {
+            return Ok(Vec::new());
+        };
+        match mdindex::search_store(&self.store, &self.cache, &query, limit, &[], &mut |_| {}) {
+            Ok(outcome) => Ok(outcome.hits.into_iter().map(|h| h.id).collect()),
+            Err(mdindex::Error::Query(_)) => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The ids and evidence `search` gives for `prompt` as a query.
@@ -136,7 +245,7 @@ pub fn shown<'a>(candidates: &'a [(String, Evidence)], threshold: &Threshold) ->
         .collect()
 }
 
-/// hit@5 and quiet rate over some judged prompts.
+/// hit@5, quiet and records shown over some prompts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Figures {
     /// Prompts with a relevant record.
@@ -149,6 +258,43 @@ pub struct Figures {
     pub quiet: f64,
     /// Records shown on average, per prompt with a relevant record.
     pub shown_per_prompt: f64,
+    /// Records shown on average, per prompt without one.
+    pub shown_per_negative: f64,
+}
+
+impl Figures {
+    /// The figures of prompts and what each brought (at most [`SHOWN`]
+    /// records each, best first).
+    pub fn of<'a, S: AsRef<str> + 'a>(
+        rows: impl IntoIterator<Item = (&'a Prompt, &'a [S])>,
+    ) -> Figures {
+        let (mut with, mut hits, mut shown_with) = (0, 0, 0);
+        let (mut without, mut quiet, mut shown_without) = (0, 0, 0);
+        for (prompt, shown) in rows {
+            if prompt.relevant.is_empty() {
+                without += 1;
+                quiet += usize::from(shown.is_empty());
+                shown_without += shown.len();
+            } else {
+                with += 1;
+                shown_with += shown.len();
+                hits += usize::from(
+                    shown
+                        .iter()
+                        .any(|id| prompt.relevant.iter().any(|r| r == id.as_ref())),
+                );
+            }
+        }
+        let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        Figures {
+            with,
+            hit_at_5: share(hits, with),
+            without,
+            quiet: share(quiet, without),
+            shown_per_prompt: share(shown_with, with),
+            shown_per_negative: share(shown_without, without),
+        }
+    }
 }
 
 /// The figures of `judged` (a prompt and its candidates) under `threshold`.
@@ -156,30 +302,11 @@ pub fn figures<'a>(
     judged: impl IntoIterator<Item = &'a (Prompt, Vec<(String, Evidence)>)>,
     threshold: &Threshold,
 ) -> Figures {
-    let (mut with, mut hits, mut without, mut quiet, mut shown_total) = (0, 0, 0, 0, 0);
-    for (prompt, candidates) in judged {
-        let shown = shown(candidates, threshold);
-        if prompt.relevant.is_empty() {
-            without += 1;
-            quiet += usize::from(shown.is_empty());
-        } else {
-            with += 1;
-            shown_total += shown.len();
-            hits += usize::from(
-                shown
-                    .iter()
-                    .any(|id| prompt.relevant.iter().any(|r| r == id)),
-            );
-        }
-    }
-    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
-    Figures {
-        with,
-        hit_at_5: share(hits, with),
-        without,
-        quiet: share(quiet, without),
-        shown_per_prompt: share(shown_total, with),
-    }
+    let shown: Vec<(&Prompt, Vec<&str>)> = judged
+        .into_iter()
+        .map(|(prompt, candidates)| (prompt, shown(candidates, threshold)))
+        .collect();
+    Figures::of(shown.iter().map(|(p, s)| (*p, s.as_slice())))
 }
 
 #[cfg(test)]
@@ -189,7 +316,7 @@ mod tests {
     #[test]
     fn every_label_names_a_record_of_the_fixture_store() {
         let fixtures = fixtures();
-        let prompts = prompts(&fixtures).unwrap();
+        let prompts = prompts(&fixtures.join("prompts.json")).unwrap();
         assert!(prompts.len() >= 100, "{}", prompts.len());
         let without = prompts.iter().filter(|p| p.relevant.is_empty()).count();
         let foreign = prompts.iter().filter(|p| p.lang != "en").count();
@@ -206,8 +333,8 @@ mod tests {
     #[test]
     fn the_chosen_threshold_meets_the_targets_on_the_held_out_half_through_recall() {
         let fixtures = fixtures();
-        let store = EvalStore::new(&fixtures, &[]).unwrap();
-        let judged: Vec<_> = prompts(&fixtures)
+        let store = EvalStore::new(&fixtures.join("store"), &[]).unwrap();
+        let judged: Vec<_> = prompts(&fixtures.join("prompts.json"))
             .unwrap()
             .into_iter()
             .filter(|p| !p.dev)

@@ -213,6 +213,7 @@ pub fn record(id: &str, text: &str, updated: &str) -> DreamRecord {
             id: id.to_string(),
             rel_path: PathBuf::from(format!("{id}.md")),
             meta,
+            written_name: Some(id.to_string()),
             frontmatter: Some(frontmatter),
             body: format!("{body}\n"),
             problems: Vec::new(),

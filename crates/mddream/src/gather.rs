@@ -11,14 +11,14 @@
 //! the near-duplicate threshold.
 
 mod budget;
-mod correction;
+pub(crate) mod correction;
 mod duplicates;
 mod exact;
-mod expired;
+pub(crate) mod expired;
 mod merge;
 mod near;
 mod similar;
-mod terms;
+pub(crate) mod terms;
 
 use jiff::Timestamp;
 

@@ -9,24 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The plan format's version, written in every plan and checked on reading.
 pub const PLAN_VERSION: u32 = 1;
 
-/// Which store a record lives in. Records of different scopes are never
-/// merged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    Workspace,
-    Global,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Workspace => "workspace",
-            Scope::Global => "global",
-        }
-    }
-}
+pub use mdstore::Scope;
 
 /// Who wrote a plan: the deterministic rules, or a model command. A
 /// model's plan is `inferred` text: it may not replace the words of a

@@ -5,17 +5,18 @@
 mod facts;
 mod operation;
 mod plan_wide;
+mod successor;
 #[cfg(test)]
 mod tests;
+mod trusted;
 
 use std::collections::HashMap;
 
 use mdstore::guard::secrets::secret_note;
 
-use crate::plan::{PLAN_VERSION, Plan, RecordRef, Scope};
+use crate::plan::{DroppedFact, Operation, PLAN_VERSION, Plan, RecordRef, Scope};
 use crate::records::DreamRecord;
 
-pub use facts::normalize_fact;
 pub use plan_wide::max_removals;
 
 /// Limits a plan must respect.
@@ -60,6 +61,15 @@ pub enum Rule {
     /// `superseded_by` names the retired record itself or one the plan
     /// removes.
     Successor,
+    /// `superseded_by` names a record of another type, or one that holds
+    /// neither a fact of the retired record nor its corrected value.
+    SuccessorHolds,
+    /// An update changes its record's type.
+    TypeChange,
+    /// A model's merge of `user` or `verified` records does more than
+    /// unite their lines (adds, changes, hides or moves one, or renames,
+    /// redescribes, retags or dates the record).
+    RewritesTrusted,
     /// A reason that is empty, too long to keep in a tombstone, or holds a
     /// control character or a secret (tombstones are committed).
     Reason,
@@ -84,8 +94,21 @@ impl Rule {
             Rule::RemovalLimit => "removes too many records",
             Rule::EmptyResult => "records go in and no record comes out",
             Rule::Successor => "superseded by a record that does not stay",
+            Rule::SuccessorHolds => "superseded by a record that does not hold it",
+            Rule::TypeChange => "an update changes the record's type",
+            Rule::RewritesTrusted => "a model rewrites what a person said",
             Rule::Reason => "invalid reason",
         }
+    }
+
+    /// Whether breaking this rule is a conflict (SPEC §10, exit 4): a
+    /// lower-trust text over a higher-trust record, or a record changed
+    /// since it was read; every other rule is bad input (exit 2).
+    pub fn is_conflict(self) -> bool {
+        matches!(
+            self,
+            Rule::LowerTrust | Rule::RewritesTrusted | Rule::Revision
+        )
     }
 }
 
@@ -135,6 +158,43 @@ pub fn validate(
     plan_wide::successors_stay(plan)?;
     plan_wide::names_unique(plan, &known)?;
     plan_wide::removal_limit(plan, records.len(), options.max_delete_pct)
+}
+
+/// Spells every record a plan names as the store does: a model may write
+/// `Pytest-A` or a full-width `ｐｙｔｅｓｔ-a` for `pytest-a`. Validation and
+/// apply read ids by their key anyway (SPEC §2); resolving them before the
+/// plan is shown makes the plan a person confirms name the real records,
+/// never "not in the store" for one it then acts on. Ids of no record are
+/// left as they are, for validation to refuse.
+pub fn resolve_ids(plan: &mut Plan, records: &[DreamRecord]) {
+    let known = Known::new(records);
+    let spell = |scope: Scope, id: &mut String| {
+        if let Some(record) = known.get(scope, id) {
+            id.clone_from(&record.record.id);
+        }
+    };
+    let mut resolve = |r: &mut RecordRef| spell(r.scope, &mut r.id);
+    for op in &mut plan.operations {
+        let (refs, drops): (Vec<&mut RecordRef>, Option<&mut Vec<DroppedFact>>) = match op {
+            Operation::Merge { reads, drops, .. } => (reads.iter_mut().collect(), Some(drops)),
+            Operation::Update { reads, drops, .. } => (vec![reads], Some(drops)),
+            Operation::Retire {
+                reads,
+                superseded_by,
+                ..
+            } => (std::iter::once(reads).chain(superseded_by).collect(), None),
+        };
+        let scope = refs.first().map(|r| r.scope);
+        for r in refs {
+            resolve(r);
+        }
+        if let (Some(scope), Some(drops)) = (scope, drops) {
+            drops.iter_mut().for_each(|d| spell(scope, &mut d.id));
+        }
+    }
+    for alone in &mut plan.left_alone {
+        alone.records.iter_mut().for_each(&mut resolve);
+    }
 }
 
 /// The records a plan may read, by scope and id key (ids that differ only

@@ -14,22 +14,18 @@
 //! A query that selects nothing (no word, no phrase, no filter: `*`, `(`)
 //! parses, but searching with it is [`QueryError::NothingToSearch`].
 //!
-//! Words are stemmed and CJK runs cut into bigrams exactly as
-//! [`crate::text::index_text`] does for the index.
+//! Words are stemmed, and CJK runs cut into words and their bigrams,
+//! exactly as [`crate::text::index_text`] does for the index.
 
 use std::borrow::Cow;
 
 use mdstore::RecordType;
 
 use crate::stopwords;
-use crate::text::{self, Segment, Stemming};
+use crate::text::{self, Preparation, Segment, Stemming};
 
-/// Which store(s) a search covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
-    Workspace,
-    Global,
-}
+/// Which store(s) a search covers (`scope:`).
+pub use mdstore::Scope;
 
 /// At most this many free terms are kept (the first ones): BM25 scores every
 /// term against every candidate row, so a pasted page must not cost a
@@ -41,7 +37,7 @@ pub const MAX_FREE_TERMS: usize = 64;
 pub enum Unit {
     /// A word, lower-cased (not stemmed: rendering stems it).
     Word(String),
-    /// A run of CJK characters.
+    /// A CJK word ([`text::cjk_words`]), or a part of one.
     Cjk(String),
 }
 
@@ -88,6 +84,12 @@ const SCOPE_VALUES: [&str; 3] = ["workspace", "global", "all"];
 /// Parses anything a user types. Text is never a syntax error; only a
 /// filter with a value it does not take is.
 pub fn parse(input: &str) -> Result<Query, QueryError> {
+    parse_with(input, &Preparation::INDEX)
+}
+
+/// [`parse`] for an index prepared with `preparation` (the retrieval
+/// evaluation compares preparations).
+pub fn parse_with(input: &str, preparation: &Preparation) -> Result<Query, QueryError> {
     let input = text::normalize(input);
     let mut query = Query::default();
     let mut rest: &str = &input;
@@ -111,7 +113,7 @@ pub fn parse(input: &str) -> Result<Query, QueryError> {
             let prefix = after.starts_with('*');
             rest = after.trim_start_matches('*');
             let term = Term {
-                units: units(inner),
+                units: units(inner, preparation),
                 prefix,
             };
             match occur {
@@ -130,7 +132,7 @@ pub fn parse(input: &str) -> Result<Query, QueryError> {
         let prefix = stripped.len() < chunk.len()
             && stripped.chars().next_back().is_some_and(text::is_term_char);
         let term = Term {
-            units: units(stripped),
+            units: units(stripped, preparation),
             prefix,
         };
         match occur {
@@ -167,13 +169,26 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
     Some((&inner[..close], &inner[close + 1..]))
 }
 
-fn units(text: &str) -> Vec<Unit> {
-    text::segments(text)
-        .map(|(range, kind)| match kind {
-            Segment::Word => Unit::Word(text::lower(&text[range])),
-            Segment::Cjk => Unit::Cjk(text[range].to_string()),
-        })
-        .collect()
+/// The words of `text`, a CJK run cut into its words as the index cuts it.
+fn units(text: &str, preparation: &Preparation) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let mut words = Vec::new();
+    for (range, kind) in text::segments(text) {
+        let piece = &text[range];
+        match kind {
+            Segment::Word => units.push(Unit::Word(text::lower(piece))),
+            Segment::Cjk => {
+                words.clear();
+                (preparation.cjk_words)(piece, &mut words);
+                units.extend(
+                    words
+                        .iter()
+                        .map(|w| Unit::Cjk(piece[w.clone()].to_string())),
+                );
+            }
+        }
+    }
+    units
 }
 
 impl Query {
@@ -288,10 +303,11 @@ impl Query {
         }
     }
 
-    /// A free chunk: each word and each CJK bigram is its own alternative,
-    /// so a question need not be a substring of the record; the words of a
-    /// chunk joined by punctuation (`node.js`) also count as a phrase, which
-    /// ranks the literal spelling first.
+    /// A free chunk: each word and each bigram of a CJK word is its own
+    /// alternative, so a question need not be a substring of the record; a
+    /// CJK stop word stays whole, so that it is known as one and dropped;
+    /// the words of a chunk joined by punctuation (`node.js`) also count as
+    /// a phrase, which ranks the literal spelling first.
     fn push_free(&mut self, term: Term) {
         let all_words = term.units.iter().all(|u| matches!(u, Unit::Word(_)));
         let last = term.units.len().saturating_sub(1);
@@ -300,6 +316,10 @@ impl Query {
                 Unit::Word(_) => self.push_should(Term {
                     units: vec![unit.clone()],
                     prefix: term.prefix && i == last,
+                }),
+                Unit::Cjk(word) if stopwords::is_cjk_word(word) => self.push_should(Term {
+                    units: vec![unit.clone()],
+                    prefix: false,
                 }),
                 Unit::Cjk(run) => {
                     for gram in cjk_grams(run) {
@@ -355,7 +375,7 @@ pub(crate) fn is_stop(term: &Term) -> bool {
     !term.prefix
         && term.units.iter().all(|unit| match unit {
             Unit::Word(word) => stopwords::is_english(&text::fold(word)),
-            Unit::Cjk(run) => stopwords::is_cjk(run),
+            Unit::Cjk(run) => stopwords::is_cjk_stop_word(run),
         })
 }
 

@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn korean_and_japanese_words_are_marked_without_their_particles() {
+        assert_eq!(
+            bracketed("배포는 금요일에 하지 않는다", "배포를 언제 해요?", 100),
+            "[배포]는 금요일에 하지 않는다"
+        );
+        assert_eq!(
+            bracketed("デプロイの手順は README にある", "デプロイ手順", 100),
+            "[デプロイ]の[手順]は README にある"
+        );
+    }
+
+    #[test]
     fn excluded_terms_are_not_marked() {
         assert_eq!(
             bracketed("pytest not unittest", "pytest -unittest", 100),

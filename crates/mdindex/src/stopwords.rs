@@ -169,8 +169,9 @@ const ENGLISH: &[&str] = &[
     "yourselves",
 ];
 
-/// Chinese, Japanese and Korean function and question words of two or more
-/// characters. A query bigram equal to one of these is dropped. Sorted.
+/// Chinese, Japanese and Korean function and question words (Korean ones as
+/// their stems: `있` for `있어요`, see `text::cjk_words`). A query word or
+/// bigram equal to one of these is dropped. Sorted.
 const CJK_WORDS: &[&str] = &[
     "あの",
     "あれ",
@@ -232,13 +233,90 @@ const CJK_WORDS: &[&str] = &[
     "那些",
     "那样",
     "那里",
+    "같은",
+    "같이",
+    "거",
+    "거기",
+    "것",
+    "경우",
+    "관한",
+    "그",
+    "그거",
+    "그것",
+    "그냥",
+    "그래서",
+    "그러면",
+    "그런",
+    "그런데",
+    "그렇게",
+    "그리고",
+    "나",
+    "내",
+    "너",
+    "누가",
     "누구",
+    "다",
+    "다시",
+    "대한",
+    "대해",
+    "더",
+    "되",
+    "등",
+    "때",
+    "때문",
+    "또",
+    "또는",
+    "먼저",
+    "몇",
+    "모두",
+    "무슨",
     "무엇",
+    "뭐",
+    "뭔가",
+    "뭘",
+    "및",
+    "봐요",
+    "수",
+    "아직",
+    "알려주",
+    "어느",
     "어디",
+    "어디서",
+    "어떤",
     "어떻게",
     "언제",
+    "얼마나",
+    "없",
+    "여기",
+    "왜",
     "우리",
+    "위해",
+    "이",
+    "이거",
+    "이것",
+    "이런",
+    "이렇게",
+    "있",
+    "잘",
+    "저",
+    "저거",
+    "저것",
+    "저기",
+    "저런",
+    "저렇게",
     "저희",
+    "정말",
+    "제",
+    "좀",
+    "주",
+    "중",
+    "지금",
+    "통해",
+    "하",
+    "하지만",
+    "항상",
+    "해주",
+    "혹시",
 ];
 
 /// Single characters that mark grammar rather than topic: Chinese particles
@@ -255,11 +333,16 @@ pub fn is_english(word: &str) -> bool {
     ENGLISH.binary_search(&word).is_ok()
 }
 
+/// Whether a CJK word (`text::cjk_words`) is a listed function word.
+pub fn is_cjk_word(word: &str) -> bool {
+    CJK_WORDS.binary_search(&word).is_ok()
+}
+
 /// Whether a run of CJK characters (usually a bigram) carries no topic: a
 /// listed function word, a seam containing a particle, or all hiragana
 /// (Japanese inflection and particles).
-pub fn is_cjk(run: &str) -> bool {
-    if CJK_WORDS.binary_search(&run).is_ok() {
+pub fn is_cjk_stop_word(run: &str) -> bool {
+    if is_cjk_word(run) {
         return true;
     }
     run.chars().any(|c| CJK_CHARS.binary_search(&c).is_ok())
@@ -292,10 +375,10 @@ mod tests {
         for run in [
             "我们", "什么", "怎么", "的部", "结是", "定的", "どう", "まし", "の凍", "무엇",
         ] {
-            assert!(is_cjk(run), "{run}");
+            assert!(is_cjk_stop_word(run), "{run}");
         }
         for run in ["部署", "冻结", "测试", "決ま", "テス", "테스"] {
-            assert!(!is_cjk(run), "{run}");
+            assert!(!is_cjk_stop_word(run), "{run}");
         }
     }
 }

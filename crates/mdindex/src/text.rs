@@ -6,13 +6,19 @@
 //! - text is NFKC-normalised (full-width Latin, half-width kana, ligatures);
 //! - a word (a run of letters, digits and marks outside CJK) becomes its
 //!   lower-case Snowball English stem (`testing` → `test`);
-//! - a run of Chinese, Japanese or Korean characters becomes its overlapping
-//!   bigrams followed by its last character (`测试一律` → `测试 试一 一律 律`),
-//!   so that any substring of two or more characters is a phrase of bigrams
-//!   and any single character is the prefix of some term.
+//! - a run of Chinese, Japanese or Korean characters is cut into its words
+//!   ([`cjk_words`]: at changes of script, Japanese particles and Korean
+//!   endings left out), and each word becomes its overlapping bigrams
+//!   followed by its last character (`测试一律` → `测试 试一 一律 律`,
+//!   `배포는` → `배포 포`), so that any substring of a word of two or more
+//!   characters is a phrase of bigrams and any single character is the
+//!   prefix of some term.
 //!
 //! The FTS5 tokenizer then only splits on spaces, folds case and removes
 //! diacritics. docs/SEARCH-LANGUAGES.md has the measurements behind this.
+
+mod cjk;
+mod korean;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -29,7 +35,7 @@ pub const TOKENIZER: &str = "unicode61 remove_diacritics 2";
 
 /// Bumped whenever [`TOKENIZER`] or [`index_text`] changes, so that an index
 /// built the old way is rebuilt.
-pub const TEXT_VERSION: u32 = 2;
+pub const TEXT_VERSION: u32 = 3;
 
 /// BM25 weights of the FTS columns, in the order `id, name, description, tags, body`.
 pub const BM25_WEIGHTS: [f64; 5] = [1.0, 2.0, 1.5, 1.0, 1.0];
@@ -38,7 +44,7 @@ static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 
 /// Prepares one column's text for the FTS5 index.
 pub fn index_text(text: &str) -> String {
-    prepare(text, Stemming::English)
+    prepare(text, &Preparation::INDEX)
 }
 
 /// Whether words become their stems. The index and the query always stem;
@@ -49,22 +55,67 @@ pub enum Stemming {
     None,
 }
 
-/// [`index_text`] with a choice of stemming.
-pub fn prepare(text: &str, stemming: Stemming) -> String {
+/// Appends the byte ranges of the words of a CJK run (within the run) to a
+/// list, in order.
+pub type CjkWords = fn(&str, &mut Vec<Range<usize>>);
+
+/// How text becomes index terms: the index and the query always use
+/// [`Preparation::INDEX`]; the retrieval evaluation measures others.
+#[derive(Clone, Copy, Debug)]
+pub struct Preparation {
+    pub stemming: Stemming,
+    pub cjk_words: CjkWords,
+}
+
+impl Preparation {
+    /// What the index and the query do.
+    pub const INDEX: Preparation = Preparation {
+        stemming: Stemming::English,
+        cjk_words,
+    };
+    /// Before words (TEXT_VERSION 2): a CJK run is one word.
+    pub const WHOLE_RUNS: Preparation = Preparation {
+        stemming: Stemming::English,
+        cjk_words: cjk::whole_run,
+    };
+}
+
+/// The words of a run of CJK characters, as byte ranges within it (see the
+/// module documentation); grammar is left out, so there may be none.
+pub fn cjk_words(run: &str, words: &mut Vec<Range<usize>>) {
+    cjk::words(run, words);
+}
+
+/// [`index_text`] under another [`Preparation`].
+pub fn prepare(text: &str, preparation: &Preparation) -> String {
     let text = normalize(text);
     let mut out = String::with_capacity(text.len() + text.len() / 2);
     let mut lower = String::new();
+    let mut words = Vec::new();
     for (range, kind) in segments(&text) {
         let piece = &text[range];
-        if !out.is_empty() {
-            out.push(' ');
-        }
         match kind {
-            Segment::Word => push_word(&mut out, &mut lower, piece, stemming),
-            Segment::Cjk => push_cjk(&mut out, piece, true),
+            Segment::Word => {
+                separate(&mut out);
+                push_word(&mut out, &mut lower, piece, preparation.stemming);
+            }
+            Segment::Cjk => {
+                words.clear();
+                (preparation.cjk_words)(piece, &mut words);
+                for word in &words {
+                    separate(&mut out);
+                    push_cjk(&mut out, &piece[word.clone()], true);
+                }
+            }
         }
     }
     out
+}
+
+fn separate(out: &mut String) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
 }
 
 /// NFKC, skipped when a quick check says the text already is (most text:
@@ -281,7 +332,55 @@ mod tests {
         );
         assert_eq!(index_text("用pytest测试"), "用 pytest 测试 试");
         assert_eq!(index_text("テスト"), "テス スト ト");
-        assert_eq!(index_text("테스트는 통과"), "테스 스트 트는 는 통과 과");
+    }
+
+    /// The terms of the words of a CJK text, as the index has them.
+    fn terms(text: &str) -> Vec<String> {
+        index_text(text).split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn korean_particles_and_endings_leave_the_word() {
+        // Before words, `배포는` was `배포 포는 는`: `포는` was a "rare" term
+        // of every record saying 배포 with that particle.
+        for text in ["배포는", "배포를", "배포할 때"] {
+            assert_eq!(terms(text)[..2], ["배포", "포"], "{text}");
+        }
+        assert_eq!(index_text("배포할 때"), "배포 포 때");
+        assert_eq!(index_text("스크립트를"), "스크 크립 립트 트");
+        assert_eq!(index_text("실행하나요"), "실행 행");
+        assert_eq!(index_text("테스트는 통과"), "테스 스트 트 통과 과");
+    }
+
+    #[test]
+    fn korean_particles_after_latin_words_are_left_out() {
+        assert_eq!(index_text("pytest로 작성한다"), "pytest 작성 성");
+        assert_eq!(index_text("CI에서 main에"), "ci main");
+    }
+
+    #[test]
+    fn japanese_words_are_cut_at_script_changes_without_particles() {
+        assert_eq!(index_text("デプロイの手順は"), "デプ プロ ロイ イ 手順 順");
+        assert_eq!(
+            index_text("ステージングへのデプロイは実行されますか"),
+            "ステ テー ージ ジン ング グ デプ プロ ロイ イ 実行 行"
+        );
+    }
+
+    #[test]
+    fn chinese_runs_keep_their_bigrams() {
+        assert_eq!(
+            index_text("我们的部署冻结"),
+            "我们 们的 的部 部署 署冻 冻结 结"
+        );
+    }
+
+    #[test]
+    fn whole_runs_are_the_bigrams_of_before_words() {
+        assert_eq!(
+            prepare("테스트는 통과", &Preparation::WHOLE_RUNS),
+            "테스 스트 트는 는 통과 과"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! fixed budget, and never silent about what it leaves out.
 
 pub mod disk;
+pub mod links;
 
 use std::cmp::Ordering;
 use std::io;

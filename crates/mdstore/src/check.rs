@@ -1,9 +1,11 @@
 //! `check`: everything wrong with a store, as path + line + message, for
 //! people and pre-commit hooks.
 
+pub mod names;
+
 use std::path::PathBuf;
 
-use crate::catalog::{self, Budget, disk};
+use crate::catalog::{self, Budget, disk, links};
 use crate::frontmatter;
 use crate::guard::secrets;
 use crate::record::{Record, Severity};
@@ -25,18 +27,27 @@ pub struct Finding {
 pub struct Report {
     pub records: usize,
     pub findings: Vec<Finding>,
+    /// Records whose `name` is a label other than their file name (a title,
+    /// as Claude Code writes): not problems, one count for `check` to show.
+    pub labelled: Vec<PathBuf>,
 }
 
 /// Reads every record whole and reports its problems, every file skipped and
 /// why, ids that collide ignoring case, and unreadable tombstones.
 pub fn check(store: &Store) -> Report {
     let mut report = Report::default();
+    let mut named = Vec::new();
     for item in store.walk() {
         match item {
             WalkItem::Record(entry) => match store.read_record(&entry.rel_path) {
                 Ok(record) => {
                     report.records += 1;
                     report.findings.extend(secret_findings(&record));
+                    named.push(names::NamedRecord {
+                        id: record.id.clone(),
+                        rel_path: record.rel_path.clone(),
+                        written_name: record.written_name.clone(),
+                    });
                     report
                         .findings
                         .extend(record.problems.into_iter().map(|p| Finding {
@@ -80,6 +91,9 @@ pub fn check(store: &Store) -> Report {
             });
         }
     }
+    let names = names::judge(&named);
+    report.findings.extend(names.findings);
+    report.labelled = names.labelled;
     report.findings.extend(forgotten_yet_present(&view));
     for (path, reason) in view.tombstone_problems {
         report.findings.push(Finding {
@@ -159,13 +173,17 @@ fn catalog_findings(store: &Store, view: &StoreView) -> Vec<Finding> {
                 n => format!("missing, though the store has {n} records to list"),
             },
         )],
-        disk::State::Foreign => vec![finding(
-            Some(1),
-            format!(
-                "not written by memctl (its first line is not memctl's): the next write keeps it as {} and regenerates it",
-                disk::PRESERVED_FILE
-            ),
-        )],
+        disk::State::Foreign => {
+            let mut findings = vec![finding(
+                Some(1),
+                format!(
+                    "not written by memctl (its first line is not memctl's): the next write keeps it as {} and regenerates it",
+                    disk::PRESERVED_FILE
+                ),
+            )];
+            findings.extend(missing_link_finding(store));
+            findings
+        }
         disk::State::Stale { differences, total } => {
             let mut findings: Vec<Finding> = differences
                 .iter()
@@ -183,6 +201,37 @@ fn catalog_findings(store: &Store, view: &StoreView) -> Vec<Finding> {
             findings
         }
     }
+}
+
+/// The links of a foreign `MEMORY.md` to files the store does not have, as
+/// one finding at the first: an index out of step with its folder is one
+/// problem, however many lines it takes.
+fn missing_link_finding(store: &Store) -> Option<Finding> {
+    const NAMED: usize = 3;
+    let text = disk::read_bounded(&store.catalog_path()).ok()??;
+    let missing = links::missing_links(store.root(), &String::from_utf8_lossy(&text));
+    let first = missing.first()?;
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|link| format!("{} (line {})", disk::quoted(&link.target), link.line))
+        .collect();
+    if missing.len() > NAMED {
+        named.push(format!("and {} more", missing.len() - NAMED));
+    }
+    let (count, lines) = match missing.len() {
+        1 => ("a file".to_string(), "its line"),
+        n => (format!("{n} files"), "their lines"),
+    };
+    Some(Finding {
+        rel_path: PathBuf::from(CATALOG_FILE),
+        line: Some(first.line),
+        severity: Severity::Error,
+        message: format!(
+            "links to {count} the store does not have: {}; regenerating MEMORY.md drops {lines} (its text is kept)",
+            named.join(", ")
+        ),
+    })
 }
 
 /// Secrets in a record written by hand (SPEC §6): rule and whole-file line,
@@ -289,6 +338,25 @@ mod tests {
         assert_eq!(
             catalog_messages(&Store::open(empty.path()).unwrap()),
             vec![]
+        );
+    }
+
+    /// Issue 14: a Claude Code folder's MEMORY.md listed files the folder
+    /// did not have, and `check` said only that memctl had not written it.
+    #[test]
+    fn foreign_memory_md_linking_to_a_missing_file_is_one_more_finding() {
+        let (_dir, store) = store_with_record();
+        fs::write(
+            store.catalog_path(),
+            "# Index\n\n- [alpha](alpha.md)\n- [gone](gone.md) and [web](https://x.org/y.md)\n",
+        )
+        .unwrap();
+        let messages = catalog_messages(&store);
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[1].0, Some(4));
+        assert_eq!(
+            messages[1].1,
+            "links to a file the store does not have: \"gone.md\" (line 4); regenerating MEMORY.md drops its line (its text is kept)"
         );
     }
 

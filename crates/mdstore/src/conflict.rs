@@ -38,65 +38,64 @@ fn marker(line: &str) -> Option<(Marker, &str)> {
     }
 }
 
-/// Tells, line by line, whether a line is inside a fenced code block, where
-/// a record may quote conflict markers (how to resolve a merge) without
-/// being in conflict. A real conflict in memctl's records is in the header
-/// (every write changes `revision`), never inside a fence.
-#[derive(Default)]
-struct Fences {
-    open: Option<&'static str>,
-}
-
-impl Fences {
-    /// Whether `line` is fenced code (a fence line itself counts as fenced).
-    fn fenced(&mut self, line: &str) -> bool {
-        let trimmed = line.trim_start();
-        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
-        match (self.open, fence) {
-            (None, Some(f)) => {
-                self.open = Some(f);
-                true
-            }
-            (Some(open), Some(f)) if open == f => {
-                self.open = None;
-                true
-            }
-            (open, _) => open.is_some(),
+/// Every marker line of `text` that counts, with its kind: 0-based line
+/// and kind, in order. A record may quote conflict markers in a closed
+/// fenced code block (how to resolve a merge) without being in conflict, so
+/// the markers of a closed fence (read as Markdown: `crate::markdown`) are
+/// text when they form only whole blocks there. A fence left open, or one
+/// a conflict's two sides opened and closed, quotes nothing: its markers
+/// count. A real conflict in memctl's records is in the header (every write
+/// changes `revision`), never inside a fence.
+fn counted_markers(text: &str) -> Vec<(usize, Marker)> {
+    let found: Vec<(usize, Marker)> = text
+        .split('\n')
+        .enumerate()
+        .filter_map(|(at, line)| marker(line).map(|(kind, _)| (at, kind)))
+        .collect();
+    // Most files hold no whole block: no need to read them as Markdown.
+    if complete_blocks(&found).is_empty() {
+        return Vec::new();
+    }
+    let mut quoted = vec![false; found.len()];
+    for fence in crate::markdown::closed_code_fences(text) {
+        let inside: Vec<usize> = (0..found.len())
+            .filter(|&i| fence.contains(&found[i].0))
+            .collect();
+        let markers: Vec<(usize, Marker)> = inside.iter().map(|&i| found[i]).collect();
+        if complete_blocks(&markers).len() == markers.len() {
+            inside.iter().for_each(|&i| quoted[i] = true);
         }
     }
+    found
+        .into_iter()
+        .zip(quoted)
+        .filter(|(_, quoted)| !quoted)
+        .map(|(marker, _)| marker)
+        .collect()
 }
 
-/// The 1-based lines of every marker in complete conflict blocks
-/// (`<<<<<<<`, optionally `|||||||`, `=======`, `>>>>>>>`, in that order),
-/// or an empty list. A lone `=======` is a Markdown heading underline, not
-/// a conflict, so only whole blocks count.
-pub fn marker_lines(text: &str) -> Vec<usize> {
+/// The lines of the complete conflict blocks among `markers` (`<<<<<<<`,
+/// optionally `|||||||`, `=======`, `>>>>>>>`, in that order).
+fn complete_blocks(markers: &[(usize, Marker)]) -> Vec<usize> {
     let mut found = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     let mut state = None;
-    let mut fences = Fences::default();
-    for (at, line) in text.split('\n').enumerate() {
-        if fences.fenced(line) {
-            continue;
-        }
-        let Some((kind, _)) = marker(line) else {
-            continue;
-        };
+    for &(at, kind) in markers {
         match (state, kind) {
             (_, Marker::Ours) => {
-                open = vec![at + 1];
+                open = vec![at];
                 state = Some(Marker::Ours);
             }
             (Some(Marker::Ours), Marker::Base) => {
-                open.push(at + 1);
+                open.push(at);
                 state = Some(Marker::Base);
             }
             (Some(Marker::Ours | Marker::Base), Marker::Separator) => {
-                open.push(at + 1);
+                open.push(at);
                 state = Some(Marker::Separator);
             }
             (Some(Marker::Separator), Marker::Theirs) => {
-                open.push(at + 1);
+                open.push(at);
                 found.append(&mut open);
                 state = None;
             }
@@ -106,11 +105,24 @@ pub fn marker_lines(text: &str) -> Vec<usize> {
     found
 }
 
+/// The 1-based lines of every marker in complete conflict blocks, or an
+/// empty list. A lone `=======` is a Markdown heading underline, not a
+/// conflict, so only whole blocks count.
+pub fn marker_lines(text: &str) -> Vec<usize> {
+    complete_blocks(&counted_markers(text))
+        .into_iter()
+        .map(|at| at + 1)
+        .collect()
+}
+
 /// The two versions of a file holding conflict blocks: ours (the lines
 /// before `|||||||` or `=======`) and theirs (the lines after `=======`),
 /// with every line outside the blocks in both. `None` without a block.
 pub fn sides(text: &str) -> Option<(Side, Side)> {
-    if marker_lines(text).is_empty() {
+    let counted: std::collections::HashSet<usize> = complete_blocks(&counted_markers(text))
+        .into_iter()
+        .collect();
+    if counted.is_empty() {
         return None;
     }
     let mut ours = Side {
@@ -119,12 +131,11 @@ pub fn sides(text: &str) -> Option<(Side, Side)> {
     };
     let mut theirs = ours.clone();
     let mut state = None;
-    let mut fences = Fences::default();
-    for line in text.split_inclusive('\n') {
-        let found = if fences.fenced(line) {
-            None
-        } else {
+    for (at, line) in text.split_inclusive('\n').enumerate() {
+        let found = if counted.contains(&at) {
             marker(line.trim_end_matches('\n'))
+        } else {
+            None
         };
         match (state, found) {
             (_, Some((Marker::Ours, label))) => {
@@ -192,6 +203,29 @@ mod tests {
         assert_eq!(marker_lines(&tilde), Vec::<usize>::new());
         let after = format!("{text}<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n");
         assert_eq!(marker_lines(&after), vec![10, 12, 14]);
+    }
+
+    /// A fence that one side of a conflict opens and the other closes, or
+    /// one left open, hides nothing: the conflict is found.
+    #[test]
+    fn a_fence_the_conflict_itself_opened_does_not_hide_it() {
+        let split = "x\n<<<<<<< HEAD\n```\n=======\n```\n>>>>>>> b\n";
+        assert_eq!(marker_lines(split), vec![2, 4, 6]);
+        let open = "<<<<<<< HEAD\n```\nours\n=======\ntheirs\n>>>>>>> b\n";
+        assert_eq!(marker_lines(open), vec![1, 4, 6]);
+        let (ours, theirs) = sides(split).unwrap();
+        assert_eq!(
+            (ours.text.as_str(), theirs.text.as_str()),
+            ("x\n```\n", "x\n```\n")
+        );
+    }
+
+    /// A YAML block scalar holding a fence line is not code: a conflict in
+    /// the header after it is found.
+    #[test]
+    fn a_fence_in_the_frontmatter_does_not_hide_a_conflict() {
+        let text = "---\ndescription: |\n  ```\n<<<<<<< HEAD\nrevision: 2\n=======\nrevision: 3\n>>>>>>> b\n  ```\n---\nBody.\n";
+        assert_eq!(marker_lines(text), vec![4, 6, 8]);
     }
 
     #[test]

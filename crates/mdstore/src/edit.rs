@@ -3,13 +3,15 @@
 
 use jiff::Timestamp;
 
+use crate::check::names::fits_file;
 use crate::frontmatter::{self, FieldValue, ParsedFile};
 use crate::guard::secrets;
 use crate::record::{Problem, Severity};
 use crate::write::{Candidate, Field, InputError, check_candidate};
 
-/// Everything that keeps an edited text from being saved as record `id`.
-pub fn validate(id: &str, text: &str) -> Vec<Problem> {
+/// Everything that keeps an edited text from being saved as record `id`;
+/// `before` is the file's text when the edit began.
+pub fn validate(id: &str, before: &str, text: &str) -> Vec<Problem> {
     let parsed = frontmatter::parse(text);
     let mut problems: Vec<Problem> = parsed
         .problems
@@ -31,8 +33,12 @@ pub fn validate(id: &str, text: &str) -> Vec<Problem> {
     }
     let leaf = id.rsplit('/').next().unwrap_or(id);
     if parsed.frontmatter.is_some() {
+        // A `name` the file already had stays (Claude Code's titles, SPEC
+        // §2), and so may one that is the file name written another way;
+        // any other looks like a rename, which an edit cannot do.
+        let kept = frontmatter::parse(before).meta.name;
         match parsed.meta.name.as_deref() {
-            Some(name) if name != leaf => problems.push(Problem::error(
+            Some(name) if !fits_file(name, leaf) && Some(name) != kept.as_deref() => problems.push(Problem::error(
                 None,
                 format!("`name` must stay {leaf:?} (rename by remembering under a new name and forgetting this one)"),
             )),
@@ -172,7 +178,7 @@ mod tests {
     }
 
     fn errors(text: &str) -> Vec<(Option<usize>, String)> {
-        validate("deploy", text)
+        validate("deploy", &edited("", "Before.\n"), text)
             .into_iter()
             .map(|p| (p.line, p.message))
             .collect()

@@ -1,6 +1,8 @@
 //! Text from record files made safe to show (SPEC §2): memctl refuses
-//! control characters on write, but a hand-written file can hold them, and
-//! printed raw an ESC or BEL can retitle, recolour or scroll a terminal. Every
+//! control characters, bidi controls and invisible format characters on
+//! write, but a hand-written file can hold them: printed raw an ESC or BEL
+//! can retitle, recolour or scroll a terminal, and a bidi override makes a
+//! line show in another order than it is read (`crate::invisible`). Every
 //! command that prints a name, description, tag or path, and `MEMORY.md`,
 //! goes through [`escape_controls`] (or [`escape_controls_keep_lines`] for a
 //! whole file), so there is one rule for what is shown.
@@ -8,8 +10,11 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// `text` with every control character (C0, DEL, C1) written as `\x1b`.
-/// For one-line fields: a newline or tab is escaped too.
+use crate::invisible::hidden_format_chars;
+
+/// `text` with every control character (C0, DEL, C1) written as `\x1b`
+/// and every refused format character as `\u{202e}`. For one-line fields:
+/// a newline or tab is escaped too.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
     escape(text, false)
 }
@@ -31,12 +36,14 @@ pub fn for_message(text: &str, max_chars: usize) -> String {
     format!("{kept}…")
 }
 
-/// Whether `text` holds a control character [`escape_controls`] would escape.
+/// Whether `text` holds a character [`escape_controls`] would escape.
 pub fn has_controls(text: &str) -> bool {
-    text.chars().any(char::is_control)
+    text.chars().any(char::is_control) || !hidden_format_chars(text).is_empty()
 }
 
 fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    let hidden = hidden_format_chars(text);
+    let mut hidden = hidden.iter().map(|&(at, _, _)| at).peekable();
     let mut out: Option<String> = None;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
@@ -45,15 +52,38 @@ fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
             '\r' => chars.peek().is_some_and(|&(_, next)| next == '\n'),
             _ => false,
         };
+        let is_hidden = hidden.next_if_eq(&at).is_some();
         if c.is_control() && !(keep_lines && line_end) {
             let out = out.get_or_insert_with(|| text[..at].to_string());
             // Every control character is below U+00A0: two hex digits do.
             let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else if is_hidden {
+            let out = out.get_or_insert_with(|| text[..at].to_string());
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
         } else if let Some(out) = out.as_mut() {
             out.push(c);
         }
     }
     out.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// JSON text made safe to print: serde_json escapes C0 control characters
+/// but writes DEL and C1 (U+0080 to U+009F, of which U+009B is a
+/// terminal's CSI) and format characters (bidi controls, zero-width and tag
+/// characters: `crate::invisible`) raw; they are escaped as `\u` too, which
+/// JSON readers decode to the same text (SPEC §2: never raw to a terminal).
+pub fn escape_json_controls(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) || crate::invisible::is_format(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out += &format!("\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -71,6 +101,10 @@ mod tests {
     #[case::del("a\u{7f}", "a\\x7f")]
     #[case::newline_and_tab("a\nb\tc", "a\\x0ab\\x09c")]
     #[case::cjk("한국어 설명", "한국어 설명")]
+    #[case::trojan_source("access \u{202e}nimda\u{2066}", "access \\u{202e}nimda\\u{2066}")]
+    #[case::zero_width("ad\u{200b}min", "ad\\u{200b}min")]
+    #[case::unicode_tags("hi\u{e0069}", "hi\\u{e0069}")]
+    #[case::emoji_joiner_kept("👨\u{200d}👩", "👨\u{200d}👩")]
     fn one_line_fields_escape_every_control(#[case] text: &str, #[case] shown: &str) {
         assert_eq!(escape_controls(text), shown);
     }
@@ -80,6 +114,7 @@ mod tests {
     #[case::escape_in_body("x \u{1b}[2J y\n", "x \\x1b[2J y\n")]
     #[case::lone_cr("done\rfake\n", "done\\x0dfake\n")]
     #[case::lone_cr_among_crlf("a\r\nb\rc\r\n", "a\r\nb\\x0dc\r\n")]
+    #[case::bidi_in_body("if x \u{202e} y\n", "if x \\u{202e} y\n")]
     fn whole_files_keep_their_lines(#[case] text: &str, #[case] shown: &str) {
         assert_eq!(escape_controls_keep_lines(text), shown);
     }
@@ -100,5 +135,21 @@ mod tests {
         assert_eq!(shown.chars().count(), 40);
         assert!(shown.ends_with('…'));
         assert_eq!(for_message("short\u{7}", 40), "short\\x07");
+    }
+
+    #[test]
+    fn json_escapes_del_and_c1() {
+        let value = serde_json::json!({"d": "a\u{7f}b\u{9b}31mc\u{1b}\u{202e}d\u{e0069}"});
+        let raw = serde_json::to_string_pretty(&value).unwrap();
+        assert!(raw.contains('\u{9b}'), "serde_json writes C1 raw: {raw:?}");
+        let escaped = escape_json_controls(&raw);
+        assert!(
+            escaped
+                .chars()
+                .all(|c| c == '\n' || !(c.is_control() || crate::invisible::is_format(c))),
+            "{escaped:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back, value);
     }
 }

@@ -142,6 +142,9 @@ pub struct Record {
     /// Known keys, with the fallbacks of SPEC §2 applied (name from the file,
     /// description from the first heading or line).
     pub meta: Meta,
+    /// The `name` key as the file writes it, when it has one: often a title
+    /// (Claude Code's way), while [`Meta::name`] is always the file's stem.
+    pub written_name: Option<String>,
     /// The frontmatter as written, for rewriting without losing unknown keys.
     /// `None` when the file has none.
     pub frontmatter: Option<Frontmatter>,

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mdstore::guard::secrets::{find_secrets, secret_note};
+use mdstore::redact;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -38,6 +38,16 @@ pub struct GlobalArgs {
     /// When to use colour
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+}
+
+impl GlobalArgs {
+    /// Where the library looks for stores, as these options say.
+    pub fn config(&self) -> mdagent::Config {
+        mdagent::Config {
+            store: self.store.clone(),
+            global: self.global,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,7 +155,7 @@ pub struct ContextArgs {
     #[arg(long, value_enum, value_name = "AGENT")]
     pub hook: Option<HookAgent>,
     /// Records shown at most
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = mdagent::context::DEFAULT_MAX, value_name = "N")]
     pub max: usize,
     /// Characters of output at most (default 9000); a record that does not
     /// fit is left out whole
@@ -388,44 +398,13 @@ fn looks_like_an_option(arg: &str) -> bool {
 }
 
 /// clap's message for a parse error, with its secrets hidden
-/// ([`hide_secrets`]); `None` when nothing needed hiding. clap echoes the
+/// ([`redact::arguments`]); `None` when nothing needed hiding. clap echoes the
 /// values it rejects (`unexpected argument '…'`, `invalid value '…' for
 /// '--type'`).
 pub fn redacted_error(err: &clap::Error, args: &[OsString]) -> Option<String> {
     let rendered = err.render().to_string();
-    let hidden = hide_secrets(&rendered, args);
+    let hidden = redact::arguments(&rendered, args);
     (hidden != rendered).then_some(hidden)
-}
-
-/// `text` (a message about the arguments) with every argument that holds a
-/// secret, and every `--opt=VALUE` value that does, replaced by a note
-/// naming its rule; a line still holding a secret after that is replaced
-/// whole. No output of memctl may contain a secret it was given (SPEC §6).
-pub fn hide_secrets(text: &str, args: &[OsString]) -> String {
-    let mut text = text.to_string();
-    for arg in args {
-        let arg = arg.to_string_lossy();
-        let Some(note) = secret_note(&arg) else {
-            continue;
-        };
-        let value = arg.split_once('=').map(|(_, value)| value);
-        for echoed in std::iter::once(arg.as_ref()).chain(value) {
-            if !echoed.is_empty() {
-                text = text.replace(echoed, &note);
-            }
-        }
-    }
-    let lines: Vec<String> = text
-        .split('\n')
-        .map(|line| match find_secrets(line).first() {
-            None => line.to_string(),
-            Some(found) => format!(
-                "<a line hidden: it looks like it holds a secret (rule {})>",
-                found.rule
-            ),
-        })
-        .collect();
-    lines.join("\n")
 }
 
 /// Options of `search` (and the global ones) that take a value.
@@ -550,20 +529,23 @@ mod tests {
     }
 
     #[test]
-    fn hide_secrets_replaces_secret_arguments_and_lines() {
+    fn secret_arguments_and_lines_are_hidden_in_messages() {
         let args: Vec<OsString> = ["memctl", "--type=password=hunter2hunter2", "show", "x"]
             .iter()
             .map(Into::into)
             .collect();
         assert_eq!(
-            hide_secrets("invalid value 'password=hunter2hunter2' for x", &args),
+            redact::arguments("invalid value 'password=hunter2hunter2' for x", &args),
             "invalid value '<hidden: looks like a secret (rule password-assignment)>' for x"
         );
         assert_eq!(
-            hide_secrets("ok\nthe password is Xk9#mQ2vL7\nok", &args),
+            redact::arguments("ok\nthe password is Xk9#mQ2vL7\nok", &args),
             "ok\n<a line hidden: it looks like it holds a secret (rule password-in-prose)>\nok"
         );
-        assert_eq!(hide_secrets("no record \"x\"", &args), "no record \"x\"");
+        assert_eq!(
+            redact::arguments("no record \"x\"", &args),
+            "no record \"x\""
+        );
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
     if let Some(failure) = err.chain().find_map(|e| e.downcast_ref::<Failure>()) {
         return (failure.exit, failure.message.clone(), failure.hint.clone());
     }
+    if let Some(explained) = mdagent::explain(err.as_ref()) {
+        return (exit_of(explained.kind), explained.message, explained.hint);
+    }
     // Before the lock's own rule: a dream's lock timeout is inside an ApplyError.
     if let Some(apply) = err.chain().find_map(|e| e.downcast_ref::<ApplyError>()) {
         return classify_apply(apply);
@@ -74,6 +77,15 @@ pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
         .collect::<Vec<_>>()
         .join(": ");
     (Exit::Internal, message, None)
+}
+
+/// SPEC §10's code for a kind of library failure.
+pub fn exit_of(kind: mdagent::Kind) -> Exit {
+    match kind {
+        mdagent::Kind::BadInput => Exit::BadInput,
+        mdagent::Kind::Conflict => Exit::Conflict,
+        mdagent::Kind::Internal => Exit::Internal,
+    }
 }
 
 fn lock_timeout(timeout: &LockError) -> (Exit, String, Option<String>) {

@@ -1,24 +1,22 @@
 /*!
 `memctl`: long-term memory for coding agents, kept as Markdown files people
-own. This binary is a thin layer over the `mdstore` and `mdindex` libraries:
-argument parsing, prompts, output and exit codes (SPEC §10).
+own. This binary is a thin layer over the `mdagent`, `mdstore`, `mdindex`
+and `mddream` libraries: argument parsing, prompts, output and exit codes
+(SPEC §10), and the MCP server's protocol.
 */
 #![forbid(unsafe_code)]
 
 mod cli;
 mod cmd;
 mod failure;
-mod freshen;
 mod git;
-mod index_hook;
 mod mcp;
-mod model_cmd;
-mod stores;
 mod ui;
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use mdstore::redact;
 
 use crate::cli::{Cli, Command};
 use crate::failure::Exit;
@@ -32,8 +30,8 @@ fn main() -> ExitCode {
     };
     let ui = Ui::new(&cli.global);
     if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
-        let message = cli::hide_secrets(&format!("unknown option '{body}' for remember"), &args);
-        let hint = cli::hide_secrets(
+        let message = redact::arguments(&format!("unknown option '{body}' for remember"), &args);
+        let hint = redact::arguments(
             &format!("a body that starts with - goes after --: memctl remember ... -- '{body}'"),
             &args,
         );
@@ -64,7 +62,7 @@ fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
 }
 
 fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
-    let global = &cli.global;
+    let config = &cli.global.config();
     // After a merge, checkout or pull, MEMORY.md catches up with the records
     // before a command uses them. `check` and `status` report on the store
     // as it is, and `init` regenerates it anyway.
@@ -79,28 +77,35 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Extract(_)
             | Command::Mcp
             | Command::Dream(_)
-    ) && let Ok(stores) = stores::read_stores(global)
+    ) && let Ok(stores) = mdagent::stores::read_stores(config)
     {
-        freshen::catalogs(&stores, ui);
+        for regenerated in mdagent::freshen::catalogs(&stores) {
+            if ui.verbose {
+                ui.note(&format!(
+                    "Regenerated {}: git changed the records (a merge, checkout or pull).",
+                    regenerated.display()
+                ));
+            }
+        }
     }
     match cli.command {
-        Command::Init(args) => cmd::admin::init(global, ui, args),
-        Command::Remember(args) => cmd::remember::run(global, ui, args),
-        Command::Forget(args) => cmd::forget::run(global, ui, args),
-        Command::List(args) => cmd::read::list(global, ui, args),
-        Command::Show(args) => cmd::read::show(global, ui, args),
-        Command::Edit(args) => cmd::edit::run(global, ui, args),
-        Command::Log(args) => git::log::run(global, ui, args),
-        Command::Check(args) => cmd::admin::check(global, ui, args),
-        Command::Status => cmd::admin::status(global, ui),
-        Command::Completions(args) => cmd::admin::completions(args),
-        Command::Search(args) => cmd::search::search(global, ui, args),
-        Command::Reindex(args) => cmd::search::reindex(global, ui, args),
-        Command::Watch => cmd::search::watch(global, ui),
-        Command::Extract(args) => cmd::extract::run(global, ui, args),
-        Command::Mcp => mcp::run(global, ui),
-        Command::Dream(args) => cmd::dream::run(global, ui, args),
-        Command::Context(args) => cmd::context::run(global, ui, args),
+        Command::Init(args) => cmd::init::run(config, ui, args),
+        Command::Remember(args) => cmd::remember::run(config, ui, args),
+        Command::Forget(args) => cmd::forget::run(config, ui, args),
+        Command::List(args) => cmd::list::run(config, ui, args),
+        Command::Show(args) => cmd::show::run(config, ui, args),
+        Command::Edit(args) => cmd::edit::run(config, ui, args),
+        Command::Log(args) => git::log::run(config, ui, args),
+        Command::Check(args) => cmd::check::run(config, ui, args),
+        Command::Status => cmd::status::run(config, ui),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Search(args) => cmd::search::run(config, ui, args),
+        Command::Reindex(args) => cmd::reindex::run(config, ui, args),
+        Command::Watch => cmd::watch::run(config, ui),
+        Command::Extract(args) => cmd::extract::run(config, ui, args),
+        Command::Mcp => mcp::run(config, ui),
+        Command::Dream(args) => cmd::dream::run(config, ui, args),
+        Command::Context(args) => cmd::context::run(config, ui, args),
     }
 }
 
@@ -109,7 +114,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
 /// code.
 fn report(ui: &Ui, err: &anyhow::Error, args: &[std::ffi::OsString]) -> Exit {
     let (exit, message, hint) = failure::classify(err);
-    let hint = hint.map(|hint| cli::hide_secrets(&hint, args));
-    ui.error(&cli::hide_secrets(&message, args), hint.as_deref());
+    let hint = hint.map(|hint| redact::arguments(&hint, args));
+    ui.error(&redact::arguments(&message, args), hint.as_deref());
     exit
 }

@@ -1,13 +1,17 @@
 //! The retrieval evaluation (`src/bin/retrieval_eval.rs`, docs/RETRIEVAL.md
-//! and docs/SEARCH-LANGUAGES.md): generated English and Chinese memories and
-//! questions with known answers, ranked by our index and by alternatives
-//! built in the same run.
+//! and docs/SEARCH-LANGUAGES.md): generated English, Chinese, Japanese and
+//! Korean memories and questions with known answers, ranked by our index
+//! and by alternatives built in the same run.
 
 mod chinese;
 mod english;
 mod generate;
+mod japanese;
+mod korean;
 
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
@@ -16,14 +20,16 @@ pub use generate::{Corpus, Doc, Question};
 
 use mdindex::query;
 use mdindex::stopwords;
-use mdindex::text::{self, Segment, Stemming};
+use mdindex::text::{self, Preparation, Segment, Stemming};
 
-/// The English and the Chinese corpus; `share` (0 to 1) of the possible
-/// records are generated.
+/// The English, Chinese, Japanese and Korean corpora; `share` (0 to 1) of
+/// the possible records are generated.
 pub fn corpora(seed: u64, share: f64) -> Vec<Corpus> {
     vec![
         generate::generate(&english::LANGUAGE, seed, share),
         generate::generate(&chinese::LANGUAGE, seed.wrapping_add(1), share),
+        generate::generate(&japanese::LANGUAGE, seed.wrapping_add(2), share),
+        generate::generate(&korean::LANGUAGE, seed.wrapping_add(3), share),
     ]
 }
 
@@ -38,6 +44,11 @@ pub enum System {
     Ours,
     /// Ours with equal column weights.
     OursEqualWeights,
+    /// Ours before words (TEXT_VERSION 2): a CJK run is one word, so its
+    /// bigrams cross particles and word boundaries.
+    WholeRuns,
+    /// Ours, with each Han word cut further by jieba's dictionary.
+    Jieba,
     /// Ours, but stemming left to FTS5's `porter` tokenizer.
     Porter,
     /// The `trigram` tokenizer on the raw text; query words and CJK
@@ -47,10 +58,12 @@ pub enum System {
 }
 
 impl System {
-    pub const ALL: [System; 5] = [
+    pub const ALL: [System; 7] = [
         System::Baseline,
         System::Ours,
         System::OursEqualWeights,
+        System::WholeRuns,
+        System::Jieba,
         System::Porter,
         System::Trigram,
     ];
@@ -60,6 +73,8 @@ impl System {
             System::Baseline => "baseline BM25",
             System::Ours => "ours",
             System::OursEqualWeights => "ours, equal weights",
+            System::WholeRuns => "bigrams of whole runs (before words)",
+            System::Jieba => "ours + jieba for Han",
             System::Porter => "ours, porter tokenizer",
             System::Trigram => "trigram + substring fallback",
         }
@@ -68,7 +83,9 @@ impl System {
     fn tokenizer(self) -> &'static str {
         match self {
             System::Baseline => "unicode61",
-            System::Ours | System::OursEqualWeights => text::TOKENIZER,
+            System::Ours | System::OursEqualWeights | System::WholeRuns | System::Jieba => {
+                text::TOKENIZER
+            }
             System::Porter => "porter unicode61 remove_diacritics 2",
             System::Trigram => "trigram remove_diacritics 1",
         }
@@ -77,7 +94,9 @@ impl System {
     fn weights(self) -> [f64; 5] {
         match self {
             System::Baseline | System::OursEqualWeights => [1.0; 5],
-            System::Ours | System::Porter | System::Trigram => text::BM25_WEIGHTS,
+            System::Ours | System::WholeRuns | System::Jieba | System::Porter | System::Trigram => {
+                text::BM25_WEIGHTS
+            }
         }
     }
 
@@ -96,9 +115,58 @@ impl System {
         match self {
             System::Baseline => column.to_string(),
             System::Ours | System::OursEqualWeights => text::index_text(column),
-            System::Porter => text::prepare(column, Stemming::None),
+            System::Porter => text::prepare(column, &PORTER),
             System::Trigram => text::normalize(column).into_owned(),
+            System::WholeRuns => text::prepare(column, &Preparation::WHOLE_RUNS),
+            System::Jieba => text::prepare(column, &JIEBA_WORDS),
         }
+    }
+
+    /// How long a process takes to build what the system needs before it
+    /// first prepares text (jieba's dictionary; nothing for the others).
+    pub fn load_time(self) -> Duration {
+        let started = Instant::now();
+        if self == System::Jieba {
+            std::hint::black_box(jieba_rs::Jieba::new());
+        }
+        started.elapsed()
+    }
+}
+
+/// Ours, with stemming left to FTS5's `porter` tokenizer.
+const PORTER: Preparation = Preparation {
+    stemming: Stemming::None,
+    ..Preparation::INDEX
+};
+
+/// Ours, with Han words cut by jieba.
+const JIEBA_WORDS: Preparation = Preparation {
+    cjk_words: jieba_words,
+    ..Preparation::INDEX
+};
+
+static JIEBA: LazyLock<jieba_rs::Jieba> = LazyLock::new(jieba_rs::Jieba::new);
+
+/// Our words of a CJK run, each of Han characters only cut again by jieba
+/// (its dictionary, without its HMM for unknown words).
+fn jieba_words(run: &str, words: &mut Vec<Range<usize>>) {
+    let mut ours = Vec::new();
+    text::cjk_words(run, &mut ours);
+    for word in ours {
+        let piece = &run[word.clone()];
+        if !piece
+            .chars()
+            .all(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+        {
+            words.push(word);
+            continue;
+        }
+        words.extend(
+            JIEBA
+                .cut(piece, false)
+                .into_iter()
+                .map(|token| word.start + token.byte_start..word.start + token.byte_end),
+        );
     }
 }
 
@@ -162,6 +230,18 @@ impl SystemIndex {
             System::Baseline => (baseline_match(question), Vec::new()),
             System::Ours | System::OursEqualWeights => (
                 query::parse(question).ok().and_then(|q| q.fts_match()),
+                Vec::new(),
+            ),
+            System::WholeRuns => (
+                query::parse_with(question, &Preparation::WHOLE_RUNS)
+                    .ok()
+                    .and_then(|q| q.fts_match()),
+                Vec::new(),
+            ),
+            System::Jieba => (
+                query::parse_with(question, &JIEBA_WORDS)
+                    .ok()
+                    .and_then(|q| q.fts_match()),
                 Vec::new(),
             ),
             System::Porter => (
@@ -256,7 +336,7 @@ fn cjk_fragments(run: &str) -> Vec<String> {
     let mut current: Vec<char> = Vec::new();
     for pair in chars.windows(2) {
         let bigram: String = pair.iter().collect();
-        if stopwords::is_cjk(&bigram) {
+        if stopwords::is_cjk_stop_word(&bigram) {
             if current.len() >= 2 {
                 fragments.push(current.iter().collect());
             }

@@ -32,7 +32,7 @@ fn cjk_fragments_skip_stop_bigrams() {
     assert_eq!(cjk_fragments("测试"), vec!["测试".to_string()]);
 }
 
-/// The small version of examples/retrieval_eval.rs: our ranking must not be
+/// The small version of src/bin/retrieval_eval.rs: our ranking must not be
 /// below plain BM25 on either language.
 #[test]
 fn ours_recalls_at_least_as_much_as_the_baseline() {
@@ -47,5 +47,22 @@ fn ours_recalls_at_least_as_much_as_the_baseline() {
             corpus.language
         );
         assert!(our.recall_at_10 > 0.5, "{}: {our:?}", corpus.language);
+    }
+}
+
+/// Words must not find less than the bigrams of whole runs did, in any
+/// language (the full figures are in docs/RETRIEVAL.md).
+#[test]
+fn words_recall_at_least_as_much_as_whole_run_bigrams() {
+    for corpus in corpora(11, 0.3) {
+        let before = SystemIndex::build(System::WholeRuns, &corpus.docs).unwrap();
+        let ours = SystemIndex::build(System::Ours, &corpus.docs).unwrap();
+        let before = score(&corpus.questions, |q| before.rank(q, 10)).unwrap();
+        let our = score(&corpus.questions, |q| ours.rank(q, 10)).unwrap();
+        assert!(
+            our.recall_at_10 >= before.recall_at_10,
+            "{}: ours {our:?} < before {before:?}",
+            corpus.language
+        );
     }
 }

@@ -42,7 +42,7 @@ fn store() -> (tempfile::TempDir, Store) {
         ("b", "we use **pnpm**.\n"),
         ("c", "Node 22 is required.\n"),
         ("e", "Deploy freeze until 2026-01-01.\n"),
-        ("f", "Deploys are on Tuesdays.\n"),
+        ("f", "Deploy freeze until 2026-03-01.\n"),
         ("g", "Docs live in docs/.\n"),
         ("h", "Issues are tracked in Linear.\n"),
         ("i", "The API is REST.\n"),
@@ -134,6 +134,7 @@ fn plan() -> Plan {
         Operation::Retire {
             finding: Finding::Expired,
             reason: "expired on 2026-01-01".to_string(),
+            // Its successor holds its fact, corrected.
             reads: ws("e", 1),
             superseded_by: Some(ws("f", 1)),
         },

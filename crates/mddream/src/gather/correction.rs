@@ -18,7 +18,7 @@ use crate::records::DreamRecord;
 
 /// Fewer words than this around the values is too little to say two
 /// records are about the same thing ("v2" and "v3").
-const MIN_WORDS: usize = 2;
+pub(crate) const MIN_WORDS: usize = 2;
 
 /// More records than this with one masked text are a template ("note 12
 /// on part 7"), not the history of one fact: left out.

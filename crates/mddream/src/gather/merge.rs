@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use mdstore::guard::secrets::find_secrets;
+use mdstore::markdown;
 use mdstore::write::{Candidate, check_candidate};
 
 use crate::gather::changed_at;
@@ -117,58 +118,40 @@ pub(crate) fn merge(
 }
 
 /// The first record's body as written, then every line of the others
-/// whose fact is not already there. Lines are compared by [`line_key`],
-/// never looser than validation's facts, so a line whose fact is new is
-/// never left out.
+/// that is not already there: a line that shows a fact is compared by
+/// that fact (`mdstore::markdown`, the one the fact rule of validation
+/// uses, so a line whose fact is new is never left out), any other
+/// non-blank line (a fence, a comment) by its text.
 fn union_body(records: &[DreamRecord], order: &[usize]) -> String {
     let first = &records[order[0]].record.body;
-    let mut seen: HashSet<String> = first.lines().map(line_key).collect();
+    let mut seen: HashSet<String> = markdown::read(first)
+        .iter()
+        .map(|line| line_key(first, line))
+        .collect();
     let mut body = first.clone();
     for &i in &order[1..] {
-        for line in records[i].record.body.lines() {
-            let key = line_key(line);
-            if key.is_empty() || !seen.insert(key) {
+        let source = &records[i].record.body;
+        for line in markdown::read(source) {
+            let key = line_key(source, &line);
+            if line.block == markdown::Block::Blank || !seen.insert(key) {
                 continue;
             }
             if !body.is_empty() && !body.ends_with('\n') {
                 body.push('\n');
             }
-            body.push_str(line.trim_end_matches('\r'));
+            body.push_str(&source[line.span.clone()]);
             body.push('\n');
         }
     }
     body
 }
 
-/// A line as validation compares facts (DREAM-API): trimmed, heading,
-/// quote and bullet markers and emphasis at word edges removed, spacing
-/// collapsed, lower case, without a closing full stop. Deliberately no
-/// looser: backticks, numbering and compatibility forms stay.
-fn line_key(line: &str) -> String {
-    let mut text = line.trim().trim_start_matches(['#', '>']).trim_start();
-    for marker in ["- ", "* ", "+ "] {
-        if let Some(rest) = text.strip_prefix(marker) {
-            text = rest.trim_start();
-            break;
-        }
+/// What makes two lines the same line for [`union_body`].
+fn line_key(body: &str, line: &markdown::Line) -> String {
+    match line.fact() {
+        fact if fact.is_empty() => format!("\u{0}{}", body[line.span.clone()].trim()),
+        fact => fact,
     }
-    let words: Vec<String> = text
-        .split_whitespace()
-        .filter_map(|word| {
-            let end = word
-                .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
-                .len();
-            let (core, punctuation) = word.split_at(end);
-            let core = core.trim_matches(['*', '_']).replace("**", "");
-            let word = format!("{core}{punctuation}");
-            (!word.is_empty()).then_some(word)
-        })
-        .collect();
-    words
-        .join(" ")
-        .to_lowercase()
-        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
-        .to_string()
 }
 
 fn union_tags(records: &[DreamRecord], members: &[usize]) -> Vec<String> {

@@ -25,6 +25,7 @@ use std::sync::LazyLock;
 
 use mdindex::stopwords;
 use mdindex::text::{index_text, is_cjk};
+use mdstore::markdown;
 
 use crate::gather::terms::{Terms, hash_term, mix};
 use crate::records::DreamRecord;
@@ -158,11 +159,12 @@ impl Likeness {
         Likeness::from_terms(
             record,
             &Terms::of(description),
-            &Terms::of(&record.record.body),
+            &Terms::of(&markdown::live_text(&record.record.body)),
         )
     }
 
-    /// From a record and the terms of its description and of its body.
+    /// From a record and the terms of its description and of its body's
+    /// live text (struck, commented and hidden text is no fact).
     pub(crate) fn from_terms(record: &DreamRecord, description: &Terms, body: &Terms) -> Likeness {
         let titled = keys(description);
         let written = keys(body);
@@ -178,12 +180,9 @@ impl Likeness {
             values.push(mix(hash_term(expires.trim()) ^ EXPIRES));
         }
         let (compared, text) = if written.iter().any(|k| !k.stop) {
-            (written, record.record.body.as_str())
+            (written, body.text.as_str())
         } else {
-            (
-                titled,
-                record.record.meta.description.as_deref().unwrap_or(""),
-            )
+            (titled, description.text.as_str())
         };
         Likeness::from_keys(&compared, values, is_negated(text))
     }
@@ -337,7 +336,7 @@ pub(crate) fn value_key(value: &str) -> String {
 
 fn is_stop(term: &str, spelling: &str) -> bool {
     if term.chars().any(is_cjk) {
-        stopwords::is_cjk(term)
+        stopwords::is_cjk_stop_word(term)
     } else {
         stopwords::is_english(spelling) || stopwords::is_english(term)
     }

@@ -1,87 +1,47 @@
-//! The text gathering compares. Facts (body lines) are normalised as
-//! DREAM-API says (case, whitespace, list markers, emphasis); terms are the
-//! search index's own (`mdindex::text`: NFKC, English stems, CJK bigrams),
-//! with value tokens marked: numbers, versions, dates, paths, identifiers
-//! and names (a capitalised word inside a sentence, a word in backticks).
-//! Masking values makes "Node 18" and "Node 22" the same sentence, which
-//! is what a correction is.
+//! The text gathering compares. Facts are the lines a reader sees, read
+//! as Markdown and folded by `mdstore::markdown` (the one definition of a
+//! fact: struck, commented and hidden text is no fact); terms are the
+//! search index's own (`mdindex::text`: NFKC, English stems, the bigrams of
+//! CJK words)
+//! of that live text, with value tokens marked: numbers, versions, dates,
+//! paths, identifiers and names (a capitalised word inside a sentence, a
+//! word in backticks). Masking values makes "Node 18" and "Node 22" the
+//! same sentence, which is what a correction is.
 
 use std::ops::Range;
 
-use mdindex::text::{Segment, index_text, is_cjk, normalize, segments};
+use mdindex::text::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
+use mdstore::markdown;
 
 use crate::gather::in_parallel;
 use crate::gather::near::{band_keys_all, signed_features};
 use crate::gather::similar::{Likeness, Screen};
 use crate::records::DreamRecord;
 
-/// A record's description and body, the text every gatherer compares.
+/// A record's description and the live text of its body (struck,
+/// commented and hidden text left out), the text every gatherer compares.
 pub(crate) fn record_text(record: &DreamRecord) -> String {
     let meta = &record.record.meta;
     format!(
         "{}\n{}",
         meta.description.as_deref().unwrap_or(""),
-        record.record.body
+        markdown::live_text(&record.record.body)
     )
 }
 
-/// One body line as a fact: NFKC, trimmed, case-folded, whitespace
-/// collapsed, without heading, quote and list markers, checkboxes or
-/// emphasis. Empty when the line holds no text.
-pub(crate) fn normalise_fact(line: &str) -> String {
-    let text = normalize(line);
-    let mut rest = text.trim();
-    loop {
-        let before = rest;
-        rest = rest.trim_start_matches(['#', '>']).trim_start();
-        for marker in ["- ", "* ", "+ ", "[ ] ", "[x] ", "[X] "] {
-            rest = rest.strip_prefix(marker).unwrap_or(rest).trim_start();
-        }
-        rest = strip_number_marker(rest);
-        if rest == before {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(rest.len());
-    for word in rest.split_whitespace() {
-        let word: String = word.chars().filter(|c| !matches!(c, '*' | '`')).collect();
-        let word = word.trim_matches('_').replace("~~", "");
-        if word.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(word.chars().flat_map(char::to_lowercase));
-    }
-    out
+/// A one-line text (a description) as a fact.
+pub(crate) fn text_fact(text: &str) -> String {
+    let facts: Vec<String> = markdown::facts(text).into_iter().map(|(_, f)| f).collect();
+    facts.join(" ")
 }
 
-/// `1. text` or `1) text` → `text`.
-fn strip_number_marker(line: &str) -> &str {
-    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 {
-        return line;
-    }
-    let rest = &line[digits..];
-    match rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-        Some(rest) => rest.trim_start(),
-        None => line,
-    }
-}
-
-/// The facts of a body, in order, empty lines left out.
-pub(crate) fn facts(body: &str) -> impl Iterator<Item = String> + '_ {
-    body.lines().map(normalise_fact).filter(|f| !f.is_empty())
-}
-
-/// The exact-duplicate key: the normalised description and facts. `None`
+/// The exact-duplicate key: the description's and the body's facts. `None`
 /// for a record with no text at all.
 pub(crate) fn exact_key(record: &DreamRecord) -> Option<String> {
     let meta = &record.record.meta;
-    let mut key = normalise_fact(meta.description.as_deref().unwrap_or(""));
+    let mut key = text_fact(meta.description.as_deref().unwrap_or(""));
     let mut any = !key.is_empty();
-    for fact in facts(&record.record.body) {
+    for (_, fact) in markdown::facts(&record.record.body) {
         key.push('\n');
         key.push_str(&fact);
         any = true;
@@ -174,28 +134,34 @@ impl Terms {
 /// What a masked value looks like among the terms (no term holds a space).
 pub(crate) const VALUE_MARK: &str = "# #";
 
+/// The terms of a CJK run: the bigrams of each of its words as the index
+/// has them (a word of one character is itself), particles left out.
 fn push_bigrams(text: &str, range: Range<usize>, terms: &mut Vec<Term>) {
-    let run = &text[range.clone()];
-    let starts: Vec<usize> = run
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([run.len()])
-        .collect();
-    if starts.len() == 2 {
-        terms.push(Term {
-            term: run.to_string(),
-            span: range,
-            value: None,
-        });
-        return;
-    }
-    for pair in starts.windows(3) {
-        let span = range.start + pair[0]..range.start + pair[2];
-        terms.push(Term {
-            term: text[span.clone()].to_string(),
-            span,
-            value: None,
-        });
+    let mut words = Vec::new();
+    cjk_words(&text[range.clone()], &mut words);
+    for word in words {
+        let word = range.start + word.start..range.start + word.end;
+        let starts: Vec<usize> = text[word.clone()]
+            .char_indices()
+            .map(|(i, _)| word.start + i)
+            .chain([word.end])
+            .collect();
+        if starts.len() == 2 {
+            terms.push(Term {
+                term: text[word.clone()].to_string(),
+                span: word,
+                value: None,
+            });
+            continue;
+        }
+        for pair in starts.windows(3) {
+            let span = pair[0]..pair[2];
+            terms.push(Term {
+                term: text[span.clone()].to_string(),
+                span,
+                value: None,
+            });
+        }
     }
 }
 
@@ -365,7 +331,7 @@ pub(crate) fn prepare_all(records: &[DreamRecord]) -> Vec<Prepared> {
 fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
     let description_text = record.record.meta.description.as_deref().unwrap_or("");
     let description = Terms::of(description_text);
-    let body = Terms::of(&record.record.body);
+    let body = Terms::of(&markdown::live_text(&record.record.body));
     // The masked terms of the description and then the body: what
     // [`record_text`]'s terms mask to, without building that text.
     let masked: Vec<&str> = description
@@ -408,19 +374,44 @@ pub(crate) fn mix(mut x: u64) -> u64 {
 mod tests {
     use super::*;
 
+    fn record(description: &str, body: &str) -> DreamRecord {
+        let text = format!("---\nname: r\ndescription: {description}\ntype: user\n---\n{body}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("r.md"), text).unwrap();
+        let store = mdstore::Store::open(dir.path()).unwrap();
+        DreamRecord {
+            scope: crate::plan::Scope::Workspace,
+            record: store.read_record("r.md".as_ref()).unwrap(),
+        }
+    }
+
+    /// `gather::terms` deleted `~~`, so a struck-through fact read as the
+    /// fact itself: two records, one striking what the other says, were
+    /// exact duplicates.
     #[test]
-    fn facts_lose_markers_emphasis_case_and_spacing() {
+    fn a_struck_fact_was_read_as_the_fact_itself() {
+        let said = record("Package manager", "- we use npm\n");
+        let struck = record("Package manager", "- ~~we use npm~~\n- we use pnpm\n");
+        assert_ne!(exact_key(&said), exact_key(&struck));
         assert_eq!(
-            normalise_fact("  - Use **pnpm**,   NEVER `npm`. "),
-            "use pnpm, never npm."
+            exact_key(&struck).as_deref(),
+            Some("package manager\nwe use pnpm")
         );
-        assert_eq!(normalise_fact("1. [x] _done_ ~~old~~"), "done old");
-        assert_eq!(normalise_fact("## ＰＮＰＭ only"), "pnpm only");
+        let commented = record("Package manager", "<!-- we use npm -->\n");
+        assert_eq!(exact_key(&commented).as_deref(), Some("package manager"));
+        assert!(!record_text(&struck).contains("use npm"));
+    }
+
+    #[test]
+    fn facts_lose_markup_case_and_spacing() {
+        let a = record(
+            "d",
+            "  - Use **pnpm**,   NEVER `npm`. \n1. [x] _done_\n## ＰＮＰＭ only\n",
+        );
         assert_eq!(
-            normalise_fact("snake_case_name stays"),
-            "snake_case_name stays"
+            exact_key(&a).as_deref(),
+            Some("d\nuse pnpm, never npm\ndone\npnpm only")
         );
-        assert_eq!(normalise_fact(" \t "), "");
     }
 
     #[test]
@@ -469,6 +460,23 @@ mod tests {
         assert_eq!(
             Terms::of("주 데이터베이스는 Postgres이다.").values(),
             vec!["Postgres"]
+        );
+    }
+
+    #[test]
+    fn korean_and_japanese_terms_are_words_without_their_particles() {
+        // "배포는 금요일에" and "배포를 금요일에" say the same thing.
+        assert_eq!(
+            Terms::of("배포는 금요일에").masked(),
+            Terms::of("배포를 금요일에").masked()
+        );
+        assert_eq!(
+            Terms::of("배포는 금요일에").masked(),
+            vec!["배포", "금요", "요일"]
+        );
+        assert_eq!(
+            Terms::of("デプロイの手順").masked(),
+            vec!["デプ", "プロ", "ロイ", "手順"]
         );
     }
 

@@ -1,62 +1,29 @@
 //! The fact rule (SPEC §7): a merge or update keeps every fact of every
-//! record it reads (a non-empty body line, normalised) unless the plan drops
-//! it by name, with why.
+//! record it reads unless the plan drops it by name, with why. A fact is a
+//! line of the body as a reader sees it (`mdstore::markdown`: the one
+//! reading and the one definition of a fact); struck, commented or hidden
+//! text keeps no fact, and is none.
+
+use mdstore::markdown;
 
 use crate::plan::DroppedFact;
 use crate::records::DreamRecord;
 
 use super::{Rejection, Rule, shown};
 
-/// A body line as a fact: list markers, heading and quote marks and
-/// emphasis stripped, whitespace collapsed, case folded. Rewrapping a list
-/// or bolding a word does not lose a fact; changing a word does.
-pub fn normalize_fact(line: &str) -> String {
-    let mut text = line.trim();
-    text = text.trim_start_matches(['#', '>']).trim_start();
-    text = strip_list_marker(text);
-    let words: Vec<String> = text.split_whitespace().filter_map(unemphasized).collect();
-    let fact = words.join(" ").to_lowercase();
-    // A sentence's full stop is not part of its fact: "X." is kept by "X
-    // (see Y)."
-    fact.trim_end_matches(['.', ',', ';', ':', '!', '?'])
-        .to_string()
-}
-
-/// A word without its emphasis markers (`**pnpm**,` is `pnpm,`), or `None`
-/// for a word that was only markers. Inner underscores (`MAX_RETRIES`) stay.
-fn unemphasized(word: &str) -> Option<String> {
-    let core_end = word
-        .trim_end_matches(['.', ',', ';', ':', '!', '?', ')'])
-        .len();
-    let (core, punctuation) = word.split_at(core_end);
-    let core = core.trim_matches(['*', '_']).replace("**", "");
-    let word = format!("{core}{punctuation}");
-    (!word.is_empty()).then_some(word)
-}
-
-fn strip_list_marker(text: &str) -> &str {
-    for marker in ["- [ ] ", "- [x] ", "- ", "* ", "+ "] {
-        if let Some(rest) = text.strip_prefix(marker) {
-            return rest.trim_start();
-        }
-    }
-    let digits = text.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0
-        && let Some(rest) = text[digits..]
-            .strip_prefix(". ")
-            .or_else(|| text[digits..].strip_prefix(") "))
-    {
-        return rest.trim_start();
-    }
-    text
-}
-
-/// The facts of a body, with their 1-based line numbers.
-fn facts_of(body: &str) -> impl Iterator<Item = (usize, String, &str)> {
-    body.lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, normalize_fact(line), line))
+/// The facts of a body, with their 1-based line numbers and raw lines.
+fn facts_of(body: &str) -> Vec<(usize, String, &str)> {
+    markdown::read(body)
+        .iter()
+        .map(|line| (line.number, line.fact(), &body[line.span.clone()]))
         .filter(|(_, fact, _)| !fact.is_empty())
+        .collect()
+}
+
+/// A fact a plan names (a drop's), read as the line it quotes.
+fn named_fact(text: &str) -> String {
+    let facts: Vec<String> = markdown::facts(text).into_iter().map(|(_, f)| f).collect();
+    facts.join(" ")
 }
 
 /// Checks that `new_body` keeps every fact of `sources` that `drops` does
@@ -67,7 +34,10 @@ pub(super) fn check_kept(
     new_body: &str,
     drops: &[DroppedFact],
 ) -> Result<(), Rejection> {
-    let kept: Vec<String> = facts_of(new_body).map(|(_, fact, _)| fact).collect();
+    let kept: Vec<String> = facts_of(new_body)
+        .into_iter()
+        .map(|(_, fact, _)| fact)
+        .collect();
     for drop in drops {
         check_drop(index, sources, drop)?;
     }
@@ -76,7 +46,7 @@ pub(super) fn check_kept(
         for (line, fact, raw) in facts_of(&source.record.body) {
             let dropped = drops
                 .iter()
-                .any(|d| mdstore::id::id_key(&d.id) == key && normalize_fact(&d.fact) == fact);
+                .any(|d| mdstore::id::id_key(&d.id) == key && named_fact(&d.fact) == fact);
             if dropped || kept.iter().any(|k| k.contains(&fact)) {
                 continue;
             }
@@ -84,7 +54,7 @@ pub(super) fn check_kept(
                 Rule::SilentDrop,
                 Some(index),
                 format!(
-                    "line {line} of {} ({}) is not in the new body; keep it, or list it under \"drops\" with why",
+                    "line {line} of {} ({}) is not in the new body as text a reader sees; keep it, or list it under \"drops\" with why",
                     shown(&source.record.id),
                     shown(raw.trim())
                 ),
@@ -109,8 +79,12 @@ fn check_drop(index: usize, sources: &[&DreamRecord], drop: &DroppedFact) -> Res
             ),
         ));
     };
-    let fact = normalize_fact(&drop.fact);
-    if fact.is_empty() || !facts_of(&source.record.body).any(|(_, f, _)| f == fact) {
+    let fact = named_fact(&drop.fact);
+    if fact.is_empty()
+        || !facts_of(&source.record.body)
+            .iter()
+            .any(|(_, f, _)| *f == fact)
+    {
         return Err(Rejection::new(
             Rule::CitesSources,
             Some(index),
@@ -137,7 +111,7 @@ fn check_drop(index: usize, sources: &[&DreamRecord], drop: &DroppedFact) -> Res
 
 #[cfg(test)]
 mod tests {
-    use super::normalize_fact;
+    use super::{facts_of, named_fact};
 
     #[test]
     fn markdown_and_case_do_not_make_a_different_fact() {
@@ -147,19 +121,20 @@ mod tests {
             "1. We use _pnpm_, not npm",
             "## We use pnpm, not npm",
             "- [x] we use pnpm, not npm",
+            "We use `pnpm`, not npm.",
         ] {
-            assert_eq!(normalize_fact(line), "we use pnpm, not npm", "{line}");
+            assert_eq!(named_fact(line), "we use pnpm, not npm", "{line}");
         }
     }
 
     #[test]
     fn snake_case_words_keep_their_underscores() {
-        assert_eq!(normalize_fact("set MAX_RETRIES"), "set max_retries");
+        assert_eq!(named_fact("set MAX_RETRIES"), "set max_retries");
     }
 
     #[test]
-    fn blank_and_marker_only_lines_are_no_facts() {
-        assert_eq!(normalize_fact("   "), "");
-        assert_eq!(normalize_fact("**"), "");
+    fn blank_markup_and_hidden_lines_are_no_facts() {
+        let body = "   \n```\n```\n~~old~~\n<!-- note -->\n---\n";
+        assert_eq!(facts_of(body), Vec::new());
     }
 }

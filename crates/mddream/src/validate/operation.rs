@@ -1,7 +1,9 @@
 //! The rules one operation must keep on its own: what it reads exists at
 //! the revision read, what it writes is a valid record, a merge joins
-//! records of one scope, type and trust, a model's text never replaces a
-//! higher-trust record's, and no fact is lost without a reason.
+//! records of one scope, type and trust, an update keeps its record's name
+//! and type, a model's text never replaces a higher-trust record's (and
+//! its merge of them only unites them: `trusted`), a successor holds what
+//! it supersedes (`successor`), and no fact is lost without a reason.
 
 use mdstore::write::{Candidate, check_candidate};
 use mdstore::{RecordType, Source};
@@ -9,7 +11,7 @@ use mdstore::{RecordType, Source};
 use crate::plan::{DroppedFact, NewRecord, Operation, Origin, RecordRef};
 use crate::records::DreamRecord;
 
-use super::{Known, Rejection, Rule, facts, shown};
+use super::{Known, Rejection, Rule, facts, shown, successor, trusted};
 
 pub(super) fn check(
     origin: Origin,
@@ -104,6 +106,9 @@ fn check_merge(
     }
     if origin == Origin::Model {
         model_keeps_trusted_facts(index, drops, &sources)?;
+        if first.record.source() > Source::Inferred {
+            trusted::check_union(index, &sources, into)?;
+        }
     }
     facts::check_kept(index, &sources, &into.body, drops)
 }
@@ -117,7 +122,18 @@ fn check_update(
     known: &Known<'_>,
 ) -> Result<(), Rejection> {
     let existing = known.resolve(index, read)?;
-    check_new_record(index, record)?;
+    let record_type = check_new_record(index, record)?;
+    if existing.record.meta.record_type != Some(record_type) {
+        return Err(Rejection::new(
+            Rule::TypeChange,
+            Some(index),
+            format!(
+                "{} is of type {}; an update keeps it (a person changes a record's type)",
+                shown(&existing.record.id),
+                type_name(existing.record.meta.record_type)
+            ),
+        ));
+    }
     let same_name = mdstore::id::normalize_name(&record.name)
         .is_ok_and(|name| mdstore::id::id_key(&name) == mdstore::id::id_key(&existing.record.id));
     if !same_name {
@@ -179,6 +195,7 @@ fn check_retire(
                 ),
             ));
         }
+        successor::check_holds(index, retired, successor)?;
     }
     if origin == Origin::Model && successor.is_none() && retired.record.source() > Source::Inferred
     {
@@ -237,6 +254,13 @@ pub(super) fn check_reason(index: usize, reason: &str) -> Result<(), Rejection> 
         ))
     } else if reason.chars().any(char::is_control) {
         Some(format!("{} holds a control character", shown(reason)))
+    } else if let Some((_, c, kind)) = mdstore::invisible::first_hidden_format_char(reason) {
+        Some(format!(
+            "{} holds U+{:04X}, {}",
+            shown(reason),
+            u32::from(c),
+            kind.describe()
+        ))
     } else {
         mdstore::guard::secrets::secret_note(reason)
             .map(|note| format!("{note}; it would be kept in a tombstone"))

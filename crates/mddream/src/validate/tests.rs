@@ -9,6 +9,7 @@ use crate::plan::{
 };
 use crate::records::DreamRecord;
 
+mod hostile;
 mod reason;
 
 pub(crate) fn record(scope: Scope, id: &str, source: Source, body: &str) -> DreamRecord {
@@ -25,6 +26,7 @@ pub(crate) fn record(scope: Scope, id: &str, source: Source, body: &str) -> Drea
                 source: Some(source),
                 ..Meta::default()
             },
+            written_name: None,
             frontmatter: None,
             body: body.to_string(),
             problems: Vec::new(),

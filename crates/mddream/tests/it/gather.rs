@@ -489,7 +489,7 @@ fn near_duplicates_merge_keeping_every_line_and_across_sources_are_left_alone() 
                 "inferred",
                 "2026-02-10T00:00:00Z",
                 "ジョブの再試行",
-                "失敗したジョブは三回まで指数バックオフでリトライする。\n",
+                "失敗したジョブは指数バックオフで三回までリトライする。\n",
             ),
         ),
     ]);

@@ -239,6 +239,36 @@ fn cjk_queries_become_bigrams() {
     );
 }
 
+#[test]
+fn korean_and_japanese_questions_become_the_bigrams_of_their_words() {
+    // Before words, `배포는` gave `포는`, `스크립트를` gave `트를`: terms
+    // made of a word's end and its particle.
+    assert_eq!(
+        matched("배포 스크립트를 어떻게 실행하나요?").as_deref(),
+        Some(r#""배포" OR "스크" OR "크립" OR "립트" OR "실행""#)
+    );
+    assert_eq!(
+        matched("デプロイの手順は？").as_deref(),
+        Some(r#""デプ" OR "プロ" OR "ロイ" OR "手順""#)
+    );
+    assert_eq!(
+        matched("이 변수 이름을 바꿔 주세요").as_deref(),
+        Some(r#""변수" OR "이름" OR "바꿔""#)
+    );
+}
+
+#[test]
+fn a_query_of_grammar_only_has_nothing_to_search() {
+    for input in ["를", "해요", "のは", "+에서"] {
+        let query = parse(input).unwrap();
+        assert_eq!(
+            query.ensure_selective(&[]),
+            Err(QueryError::NothingToSearch),
+            "{input}"
+        );
+    }
+}
+
 const RECORDS: &[&str] = &[
     "测试一律用 pytest",
     "Deploys are frozen from December 20; we decided on the deploy freeze after the outage",
@@ -259,6 +289,9 @@ fn cjk_is_found_inside_unspaced_runs() {
     assert_eq!(search(RECORDS, "部署冻结是什么时候？"), vec![4]);
     assert_eq!(search(RECORDS, "テスト"), vec![5]);
     assert_eq!(search(RECORDS, "테스트"), vec![6]);
+    assert_eq!(search(RECORDS, "테스트를 어떻게 작성하나요?"), vec![6]);
+    assert_eq!(search(RECORDS, r#""테스트를 pytest""#), vec![6]);
+    assert_eq!(search(RECORDS, "必ず"), vec![5]);
     assert_eq!(search(RECORDS, r#""用 pytest""#), vec![0]);
     assert_eq!(search(RECORDS, r#""一律用 pytest""#), vec![0]);
     assert_eq!(search(RECORDS, r#""一律 pytest""#), Vec::<i64>::new());
@@ -296,7 +329,9 @@ fn a_record_need_not_contain_every_word_and_more_matches_rank_higher() {
 #[test]
 fn required_and_excluded_terms_filter() {
     assert_eq!(search(RECORDS, "+pytest +fixtures"), vec![2]);
-    assert_eq!(search(RECORDS, "pytest -unittest")[..], [0, 5, 6][..]);
+    let mut found = search(RECORDS, "pytest -unittest");
+    found.sort();
+    assert_eq!(found, [0, 5, 6]);
     assert_eq!(search(RECORDS, "pytest -测试 -テスト -테스트"), vec![2]);
 }
 
@@ -345,6 +380,33 @@ fn hostile_input() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
+/// Text a record may hold: Korean words with their particles and endings,
+/// Japanese with its particles, Chinese, Latin, punctuation and noise.
+fn record_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("배포는".to_string()),
+        Just("스크립트를".to_string()),
+        Just("실행하나요".to_string()),
+        Just("pytest로".to_string()),
+        Just("회의".to_string()),
+        Just("를".to_string()),
+        Just("デプロイの手順は".to_string()),
+        Just("されますか".to_string()),
+        Just("決まりました".to_string()),
+        Just("测试一律用".to_string()),
+        Just("我们的".to_string()),
+        Just("deployments".to_string()),
+        Just("node.js".to_string()),
+        Just("、".to_string()),
+        Just(" ".to_string()),
+        "[가-힣]{1,4}",
+        "[ぁ-んァ-ン一-龥]{1,5}",
+        "[a-z]{1,6}",
+        any::<char>().prop_map(String::from),
+    ];
+    prop::collection::vec(piece, 1..12).prop_map(|pieces| pieces.concat())
+}
+
 fn assert_valid(db: &Connection, expr: Option<String>) -> Result<(), TestCaseError> {
     if let Some(expr) = expr {
         let result = db.query_row(
@@ -359,6 +421,23 @@ fn assert_valid(db: &Connection, expr: Option<String>) -> Result<(), TestCaseErr
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The index and the query prepare text the same way: every chunk of a
+    /// record's text, free or quoted, finds the record.
+    #[test]
+    fn a_query_made_of_a_records_own_text_finds_it(text in record_text(), chunk in any::<prop::sample::Index>()) {
+        let text = text.replace([':', '"', '*', '+', '-'], " ");
+        let chunks: Vec<&str> = text.split_whitespace().collect();
+        prop_assume!(!chunks.is_empty());
+        let chunk = chunks[chunk.index(chunks.len())];
+        let docs = [text.as_str(), "something else entirely", "他の記録 다른 기록"];
+        for input in [chunk.to_string(), format!("\"{chunk}\""), text.clone()] {
+            let query = parse(&input).unwrap();
+            if query.fts_match().is_some() {
+                prop_assert!(search(&docs, &input).contains(&0), "{input:?} in {text:?}: {:?}", query.fts_match());
+            }
+        }
+    }
 
     #[test]
     fn any_input_gives_valid_fts5(input in prop_oneof![any::<String>(), hostile_input()]) {

@@ -524,6 +524,21 @@ mod tests {
     }
 
     #[test]
+    fn a_korean_prompt_no_record_speaks_to_shares_no_particle_with_the_store() {
+        // Before words, `텍스트를` and `스크립트를` shared the bigram `트를`,
+        // which was rare in the store: the record held a "rare word" of
+        // the prompt by accident of their particles.
+        let texts = [
+            "스크립트를 실행하기 전에 로그를 확인한다",
+            "배포는 금요일에 하지 않는다",
+            "데이터베이스 마이그레이션은 리뷰가 필요하다",
+        ];
+        assert_eq!(matched(&texts, "이 텍스트를 번역해 주세요"), vec![]);
+        let r = |n: &str| (n.to_string(), 1);
+        assert_eq!(matched(&texts, "배포를 언제 해요?"), vec![r("r1")]);
+    }
+
+    #[test]
     fn a_long_body_is_judged_as_fts5_judges_it_without_being_copied() {
         let long = format!("{} zebrafish", "filler word ".repeat(3_000));
         let texts = [long.as_str(), "zebrafish here", "filler only"];

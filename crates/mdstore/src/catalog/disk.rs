@@ -87,7 +87,7 @@ impl fmt::Display for Difference {
 /// A line for a message: cut short, control characters escaped, so that a
 /// hostile line can neither flood nor drive the terminal; a line holding a
 /// secret is not shown at all (`check` prints these, SPEC §6).
-fn quoted(line: &str) -> String {
+pub(crate) fn quoted(line: &str) -> String {
     const MAX_CHARS: usize = 80;
     if let Some(found) = secrets::find_secrets(line).first() {
         return format!("(a line holding a secret, rule {}: not shown)", found.rule);

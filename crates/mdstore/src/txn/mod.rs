@@ -299,7 +299,11 @@ impl<'s> Transaction<'s> {
         edited: &str,
         now: Timestamp,
     ) -> Result<(), EditError> {
-        let problems = edit::validate(&id_from_rel_path(rel_path), edited);
+        let problems = edit::validate(
+            &id_from_rel_path(rel_path),
+            &String::from_utf8_lossy(started_from),
+            edited,
+        );
         if !problems.is_empty() {
             return Err(EditError::Invalid(rel_path.to_path_buf(), problems));
         }

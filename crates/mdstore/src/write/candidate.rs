@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::guard::secrets::quoted_or_hidden;
+use crate::invisible::{FormatKind, first_hidden_format_char};
 use crate::record::{RecordType, Source};
 
 /// A proposed record, from the command line or an agent's JSON.
@@ -178,6 +179,13 @@ pub enum InputError {
         code: u32,
         line: Option<usize>,
     },
+    #[error("the {} holds U+{code:04X}{}, {}; memory text may not hold bidi controls or invisible format characters", .field.noun(), .line.map(|l| format!(" on line {l}")).unwrap_or_default(), .kind.describe())]
+    FormatCharacter {
+        field: Field,
+        code: u32,
+        kind: FormatKind,
+        line: Option<usize>,
+    },
     #[error("tag {0} is empty")]
     EmptyTag(usize),
     #[error("invalid expires {}: expected a date (2026-12-31) or an RFC 3339 time", quoted_or_hidden(.0))]
@@ -210,22 +218,33 @@ pub fn check_candidate(candidate: &Candidate) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Control characters (C0, DEL, C1) are refused; a body keeps its line
-/// breaks and tabs, which are text there, and its error says on which line.
+/// Control characters (C0, DEL, C1) are refused, and so are bidi controls
+/// and invisible format characters (`invisible`), in every field: a body
+/// too, where they would hide code from the person who reads it. A body
+/// keeps its line breaks and tabs, which are text there, and its error says
+/// on which line.
 fn refuse_control(field: Field, text: &str, is_body: bool) -> Result<(), InputError> {
     let allowed = |c: char| is_body && matches!(c, '\t' | '\n' | '\r');
-    let Some((offset, bad)) = text
+    let line_of = |offset: usize| is_body.then(|| text[..offset].matches('\n').count() + 1);
+    if let Some((offset, bad)) = text
         .char_indices()
         .find(|&(_, c)| c.is_control() && !allowed(c))
-    else {
-        return Ok(());
-    };
-    let line = is_body.then(|| text[..offset].matches('\n').count() + 1);
-    Err(InputError::ControlCharacter {
-        field,
-        code: u32::from(bad),
-        line,
-    })
+    {
+        return Err(InputError::ControlCharacter {
+            field,
+            code: u32::from(bad),
+            line: line_of(offset),
+        });
+    }
+    match first_hidden_format_char(text) {
+        Some((offset, bad, kind)) => Err(InputError::FormatCharacter {
+            field,
+            code: u32::from(bad),
+            kind,
+            line: line_of(offset),
+        }),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -288,6 +307,73 @@ mod tests {
                 "{c:?}"
             );
         }
+    }
+
+    #[test]
+    fn bidi_controls_and_invisible_characters_are_refused_in_every_field() {
+        let cases = [
+            (
+                Candidate {
+                    description: Some("safe \u{202E}txt.exe".into()),
+                    ..candidate()
+                },
+                Field::Description,
+                0x202E,
+                None,
+            ),
+            (
+                Candidate {
+                    tags: vec!["ok".into(), "ad\u{200B}min".into()],
+                    ..candidate()
+                },
+                Field::Tags,
+                0x200B,
+                None,
+            ),
+            (
+                Candidate {
+                    body: Some("fine\nif x \u{2066}&& y\u{2069}\n".into()),
+                    ..candidate()
+                },
+                Field::Body,
+                0x2066,
+                Some(2),
+            ),
+        ];
+        for (c, field, code, line) in cases {
+            match check_candidate(&c) {
+                Err(InputError::FormatCharacter {
+                    field: f,
+                    code: k,
+                    line: l,
+                    ..
+                }) => assert_eq!((f, k, l), (field, code, line), "{c:?}"),
+                other => panic!("{c:?}: {other:?}"),
+            }
+        }
+        let message = check_candidate(&cases_description_rlo())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "the description holds U+202E, a bidi control (it makes text show in another order than it is read); memory text may not hold bidi controls or invisible format characters"
+        );
+    }
+
+    fn cases_description_rlo() -> Candidate {
+        Candidate {
+            description: Some("\u{202E}".into()),
+            ..candidate()
+        }
+    }
+
+    #[test]
+    fn emoji_and_persian_joiners_are_text() {
+        let c = Candidate {
+            description: Some("می\u{200C}خواهم 👨\u{200D}👩".into()),
+            ..candidate()
+        };
+        assert_eq!(check_candidate(&c), Ok(()));
     }
 
     #[test]

@@ -66,6 +66,16 @@ fn check_file(name: &str, text: &str) -> ParsedFile {
         description.is_some_and(|d| !d.is_empty() && !d.contains('\n')),
         "{name}: no description"
     );
+    // The Markdown reading gives one line per body line, each its own span.
+    let lines = mdstore::markdown::read(body);
+    assert_eq!(lines.len(), body.lines().count().max(1), "{name}: lines");
+    for (line, raw) in lines.iter().zip(body.lines()) {
+        assert_eq!(
+            &body[line.span.clone()],
+            raw.trim_end_matches('\r'),
+            "{name}"
+        );
+    }
     match &parsed.frontmatter {
         Some(fm) => {
             // Not assert_eq: a diff of two large files would drown the name.

@@ -73,7 +73,7 @@ fn frontmatter_wild_sample_has_no_secret_findings() {
 #[test]
 fn edit_appending_a_password_line_is_invalid() {
     let text = "---\nname: db\ndescription: The database\ntype: project\n---\nPostgres 16 on db.internal.\npassword: hunter2hunter2\n";
-    let problems = mdstore::edit::validate("db", text);
+    let problems = mdstore::edit::validate("db", "", text);
     let secret: Vec<(Option<usize>, &str)> = problems
         .iter()
         .filter(|p| p.message.contains("secret"))

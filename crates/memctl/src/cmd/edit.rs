@@ -6,18 +6,18 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
-use jiff::Timestamp;
 use mdstore::edit;
 use mdstore::txn::EditError;
 
-use crate::cli::{EditArgs, GlobalArgs};
-use crate::cmd::read::find_record;
+use mdagent::Config;
+use mdagent::index_sink;
+
+use crate::cli::EditArgs;
 use crate::failure::{Exit, Failure};
-use crate::index_hook;
 use crate::ui::{self, Ui};
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
-    let (scoped, record) = find_record(global, &args.id)?;
+pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
+    let (scoped, record) = mdagent::records::find(config, &args.id)?;
     let store = &scoped.store;
     let path = store.root().join(&record.rel_path);
     let original = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -45,14 +45,12 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit>
         Err(exit) => return Ok(exit),
     };
 
-    // Whole seconds, like every timestamp `remember` writes (SPEC §2's example).
-    let now =
-        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
-    let mut txn = index_hook::begin(store)?;
+    let now = mdstore::clock::now();
+    let mut txn = index_sink::begin(store)?;
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
-    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink(store));
     if let Ok(Some(catalog)) = &committed.catalog {
-        super::admin::note_preserved(ui, catalog);
+        ui.note_catalog(catalog);
     }
     match saved {
         Ok(()) => {}
@@ -130,7 +128,8 @@ impl Session<'_> {
             }
             let problems = match String::from_utf8(bytes) {
                 Ok(text) => {
-                    let problems = edit::validate(self.id, &text);
+                    let before = String::from_utf8_lossy(self.original);
+                    let problems = edit::validate(self.id, &before, &text);
                     if problems.is_empty() {
                         return Ok(Ok(text));
                     }

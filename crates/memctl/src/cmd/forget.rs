@@ -6,19 +6,17 @@ use mdstore::guard::secrets;
 use mdstore::write::ForgetError;
 use mdstore::{Store, Summary};
 
-use crate::cli::{ForgetArgs, GlobalArgs};
+use mdagent::Config;
+use mdagent::index_sink;
+use mdagent::stores::{self, Scope, WriteTarget};
+
+use crate::cli::ForgetArgs;
 use crate::failure::{Exit, Failure};
 use crate::git;
-use crate::index_hook;
-use crate::stores::{self, Scope, WriteTarget};
 use crate::ui::{self, Ui};
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
-    let scope = if global.global {
-        Scope::Global
-    } else {
-        Scope::Workspace
-    };
+pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
+    let scope = stores::default_scope(config);
     // Refused by the transaction too; asked here first so that nobody
     // confirms a forget that cannot happen.
     if let Some(reason) = &args.reason
@@ -26,7 +24,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     {
         return Err(secret_in_reason(&secrets::find_secrets(reason)));
     }
-    let scoped = match stores::write_target(global, scope)? {
+    let scoped = match stores::write_target(config, scope)? {
         WriteTarget::Existing(scoped) => scoped,
         // Nothing to forget, and no reason to create a store to say so.
         WriteTarget::Missing { dir, .. } => {
@@ -53,19 +51,11 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     ui::print(&plan)?;
     let confirmed = args.yes || (ui.interactive && ui.confirm("Forget?")?);
     if !confirmed {
-        let (message, hint) = if ui.interactive {
-            ("nothing forgotten: declined at the prompt", None)
-        } else {
-            (
-                "nothing forgotten: there is no terminal to confirm on",
-                Some("pass --yes to forget without asking"),
-            )
-        };
-        ui.error(message, hint);
+        ui.not_confirmed("nothing forgotten", "pass --yes to forget without asking");
         return Ok(Exit::NotConfirmed);
     }
 
-    let mut txn = index_hook::begin(store)?;
+    let mut txn = index_sink::begin(store)?;
     let now = Timestamp::now();
     let mut failed = None;
     for summary in &targets {
@@ -82,9 +72,9 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
     }
     // What was forgotten before a failure stays forgotten: MEMORY.md and the
     // index must say so too.
-    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink(store));
     if let Ok(Some(catalog)) = &committed.catalog {
-        super::admin::note_preserved(ui, catalog);
+        ui.note_catalog(catalog);
     }
     if let Some(failure) = failed {
         return Err(failure);
@@ -106,7 +96,7 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exi
 /// The records to forget, as the store is before the lock: shown for
 /// confirmation, and forgotten again by id under the lock.
 fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<Vec<Summary>> {
-    let view = index_hook::view_for_write(store);
+    let view = index_sink::view_for_write(store);
     let mut targets = Vec::new();
     for id in ids {
         if let Some(summary) = view.find(id) {

@@ -1,14 +1,17 @@
-//! One module per command (or family of small ones).
+//! One module per command: parse, call the libraries, render, confirm.
 
-pub mod admin;
+pub mod check;
+pub mod completions;
 pub mod context;
-mod context_hook;
-mod context_render;
-mod context_session;
 pub mod dream;
 pub mod edit;
 pub mod extract;
 pub mod forget;
-pub mod read;
+pub mod init;
+pub mod list;
+pub mod reindex;
 pub mod remember;
 pub mod search;
+pub mod show;
+pub mod status;
+pub mod watch;

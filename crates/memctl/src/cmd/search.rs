@@ -1,29 +1,24 @@
-//! `memctl search`, `reindex` and `watch`: the commands over the index (SPEC §4, §5).
-
-use std::io::IsTerminal;
+//! `memctl search`: the query language over every store's index (SPEC §5).
 
 use anyhow::Context as _;
-use mdindex::query::{self, Query, QueryError};
-use mdindex::{Hit, Index, Progress, RebuildCause, RebuildReport, WatchNote, Watcher};
+use mdagent::Config;
+use mdagent::records::hit_json;
+use mdagent::stores::{self, Scope, ScopedStore};
+use mdindex::Hit;
+use mdindex::query::{Query, QueryError};
 use mdstore::RecordType;
-use serde_json::json;
 
-use crate::cli::{GlobalArgs, ReindexArgs, SearchArgs, SearchScope};
+use super::reindex::note_rebuilt;
+use crate::cli::{SearchArgs, SearchScope};
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, Scope, ScopedStore};
-use crate::ui::{self, Style, Ui};
+use crate::ui::{self, ProgressBar, Style, Ui};
 
-/// Stores under this many records rebuild without a progress bar.
-const PROGRESS_BAR_FROM: usize = 2_000;
-
-pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
-    let query = query::parse(&text)
-        .and_then(|query| query.ensure_selective(&types).map(|()| query))
-        .map_err(|e| query_failure(&text, e))?;
-    let wanted = wanted_scopes(global, args.scope, &query);
-    let stores: Vec<ScopedStore> = stores::read_stores(global)?
+    let query = mdagent::search::parse(&text, &types).map_err(|e| query_failure(&text, e))?;
+    let wanted = wanted_scopes(config, args.scope, &query);
+    let stores: Vec<ScopedStore> = stores::read_stores(config)?
         .into_iter()
         .filter(|s| wanted.contains(&s.scope))
         .collect();
@@ -63,7 +58,7 @@ pub fn search(global: &GlobalArgs, ui: &Ui, args: SearchArgs) -> anyhow::Result<
             Some(_) => {}
             None => {
                 if let Some(report) = &outcome.rebuilt {
-                    note_rebuilt(ui, scoped, report);
+                    note_rebuilt(scoped, report);
                 }
             }
         }
@@ -94,25 +89,6 @@ fn print_json(hits: &[(Scope, Hit)]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One hit as `--json` and the MCP server's `search` give it.
-pub(crate) fn hit_json(scope: Scope, h: &Hit) -> serde_json::Value {
-    json!({
-        "id": h.id,
-        "name": h.name,
-        "type": h.record_type,
-        "scope": scope.as_str(),
-        "path": h.path,
-        "description": h.description,
-        "snippet": h.snippet.bracketed(),
-        "score": h.score,
-        "updated": h.updated,
-        "age_days": h.age_days,
-        // As `show` and `list` say, and `--expect-revision` accepts.
-        "revision": h.revision.unwrap_or(1),
-        "source": h.source,
-    })
-}
-
 /// Hits as a person reads them, or one line saying nothing matched.
 fn print_human(
     ui: &Ui,
@@ -138,27 +114,16 @@ fn print_human(
     Ok(())
 }
 
-fn wanted_scopes(global: &GlobalArgs, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
-    if global.global {
+fn wanted_scopes(config: &Config, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
+    if config.global {
         return vec![Scope::Global];
     }
-    match arg {
-        Some(SearchScope::Workspace) => return vec![Scope::Workspace],
-        Some(SearchScope::Global) => return vec![Scope::Global],
-        Some(SearchScope::All) => return vec![Scope::Workspace, Scope::Global],
-        None => {}
-    }
-    if query.scopes.is_empty() {
-        return vec![Scope::Workspace, Scope::Global];
-    }
-    query
-        .scopes
-        .iter()
-        .map(|s| match s {
-            query::Scope::Workspace => Scope::Workspace,
-            query::Scope::Global => Scope::Global,
-        })
-        .collect()
+    let asked: Option<&[Scope]> = arg.map(|arg| match arg {
+        SearchScope::Workspace => &[Scope::Workspace][..],
+        SearchScope::Global => &[Scope::Global][..],
+        SearchScope::All => &[Scope::Workspace, Scope::Global][..],
+    });
+    mdagent::search::wanted_scopes(asked, query)
 }
 
 /// Why none of the `wanted` stores can be searched, naming the store asked for.
@@ -215,14 +180,7 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
 
 /// A query that cannot be searched for: bad usage (exit 2), naming it.
 fn query_failure(text: &str, e: QueryError) -> Failure {
-    let hint = match &e {
-        QueryError::NothingToSearch => {
-            "give a word or a phrase to search for, or a filter such as `type:project`".to_string()
-        }
-        QueryError::UnknownFilterValue { filter, value, .. } => {
-            format!("to search for the text itself, quote it: '\"{filter}:{value}\"'")
-        }
-    };
+    let hint = mdagent::search::query_hint(&e, true);
     Failure::bad_input(format!("search {text:?}: {e}")).with_hint(hint)
 }
 
@@ -231,194 +189,5 @@ fn search_failure(text: &str, e: mdindex::Error) -> anyhow::Error {
     match e {
         mdindex::Error::Query(e) => query_failure(text, e).into(),
         e => e.into(),
-    }
-}
-
-/// `1 record`, `2 records`.
-pub(crate) fn count<N: std::fmt::Display + PartialEq + From<u8>>(
-    n: N,
-    one: &str,
-    many: &str,
-) -> String {
-    let word = if n == N::from(1) { one } else { many };
-    format!("{n} {word}")
-}
-
-fn note_rebuilt(ui: &Ui, scoped: &ScopedStore, report: &RebuildReport) {
-    eprintln!(
-        "index rebuilt ({} store): {}; {} indexed{}",
-        scoped.scope.as_str(),
-        report.cause,
-        count(report.indexed, "record", "records"),
-        if report.skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", {} skipped (see `memctl check`)", report.skipped.len())
-        }
-    );
-    let _ = ui;
-}
-
-pub fn reindex(global: &GlobalArgs, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
-    if stores.is_empty() {
-        return Err(Failure::bad_input("no store to index here")
-            .with_hint("run `memctl init` in your project's root, or pass --store DIR")
-            .into());
-    }
-    let cache = mdindex::cache_dir_from_env();
-    let mut exit = Exit::Ok;
-    for scoped in &stores {
-        let root = scoped.store.root().display().to_string();
-        if args.check {
-            let mut out = String::new();
-            match Index::open_existing(&scoped.store, &cache) {
-                Err(mdindex::Error::Unusable { cause, .. }) => {
-                    out += &format!("{root}: the index cannot be used: {cause}\n");
-                    exit = Exit::NothingOrProblems;
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot open the index of {root}"));
-                }
-                Ok(index) => {
-                    let report = index
-                        .check()
-                        .with_context(|| format!("cannot compare the index of {root}"))?;
-                    for difference in &report.differences {
-                        out += &format!("{root}: {difference}\n");
-                    }
-                    if !report.is_clean() {
-                        exit = Exit::NothingOrProblems;
-                    }
-                    ui.note(&format!(
-                        "{} store: {}, {} between index and files",
-                        scoped.scope.as_str(),
-                        count(report.records, "record", "records"),
-                        count(report.differences.len(), "difference", "differences")
-                    ));
-                }
-            }
-            ui::print(&out)?;
-            continue;
-        }
-        let mut bar = ProgressBar::new(ui);
-        let opened = Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
-            .with_context(|| format!("cannot open the index of {root}"))?;
-        let report = match opened.rebuilt {
-            Some(report) => report,
-            None => {
-                let mut index = opened.index;
-                index
-                    .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                    .with_context(|| format!("cannot rebuild the index of {root}"))?
-            }
-        };
-        bar.finish();
-        let mut out = format!(
-            "{} store {root}: indexed {}, skipped {}\n",
-            scoped.scope.as_str(),
-            count(report.indexed, "record", "records"),
-            report.skipped.len()
-        );
-        for skipped in &report.skipped {
-            let path = scoped.store.root().join(&skipped.rel_path);
-            out += &format!(
-                "  skipped {}: {}\n",
-                ui::shown_path(&path),
-                ui::shown(&skipped.reason.to_string())
-            );
-        }
-        ui::print(&out)?;
-    }
-    Ok(exit)
-}
-
-pub fn watch(global: &GlobalArgs, ui: &Ui) -> anyhow::Result<Exit> {
-    let scope = if global.global {
-        Scope::Global
-    } else {
-        Scope::Workspace
-    };
-    let scoped = stores::read_stores(global)?
-        .into_iter()
-        .find(|s| s.scope == scope)
-        .ok_or_else(|| {
-            Failure::bad_input(format!("no {} store to watch here", scope.as_str()))
-                .with_hint("run `memctl init` in your project's root, or pass --store DIR")
-        })?;
-    let cache = mdindex::cache_dir_from_env();
-    let verbose = ui.verbose;
-    let started = Watcher::start(&scoped.store, &cache, move |note| match note {
-        WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
-        WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
-        WatchNote::Rebuilt(report) => eprintln!(
-            "index rebuilt: {}; {} indexed",
-            report.cause,
-            count(report.indexed, "record", "records")
-        ),
-        WatchNote::Marked { paths } if verbose => eprintln!("marked {paths} paths dirty"),
-        WatchNote::Applied(report) if verbose && report.changed() => eprintln!(
-            "re-read: {} added, {} updated, {} removed",
-            report.added, report.updated, report.removed
-        ),
-        _ => {}
-    })
-    .map_err(|e| match e {
-        mdindex::Error::WatcherRunning { store, .. } => anyhow::Error::from(
-            Failure::new(
-                Exit::Conflict,
-                format!("a watcher already runs for {}", store.display()),
-            )
-            .with_hint("one watcher per store is enough; stop the other one first"),
-        ),
-        e => anyhow::Error::from(e).context("cannot start the watcher"),
-    })?;
-    if let Some(report) = &started.rebuilt {
-        note_rebuilt(ui, &scoped, report);
-    }
-    // Always printed (even with -q): scripts wait for this line.
-    eprintln!(
-        "Watching {} for changes; searches now re-read only what changed. Ctrl-C stops.",
-        scoped.store.root().display()
-    );
-    // Its error says that the watcher of this store stopped, and why.
-    started.watcher.wait()?;
-    Ok(Exit::Ok)
-}
-
-/// A progress bar on a terminal for large rebuilds; nothing otherwise.
-struct ProgressBar {
-    enabled: bool,
-    bar: Option<indicatif::ProgressBar>,
-}
-
-impl ProgressBar {
-    fn new(ui: &Ui) -> ProgressBar {
-        ProgressBar {
-            enabled: !ui.quiet && std::io::stderr().is_terminal(),
-            bar: None,
-        }
-    }
-
-    fn update(&mut self, progress: Progress) {
-        if !self.enabled || progress.total < PROGRESS_BAR_FROM {
-            return;
-        }
-        let bar = self.bar.get_or_insert_with(|| {
-            let bar = indicatif::ProgressBar::new(progress.total as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "indexing {bar:40} {pos}/{len} records ({eta} left)",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        });
-        bar.set_position(progress.done as u64);
-    }
-
-    fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
     }
 }

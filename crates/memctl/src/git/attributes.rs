@@ -25,7 +25,7 @@ const HEADER: &str = "# Written by memctl init (docs/GIT.md): MEMORY.md is gener
 /// nothing to merge; `memctl init` again adds it after `git init`), saying
 /// what it did.
 pub fn ensure_in_repo(ui: &Ui, store_root: &Path) {
-    if super::git_dir_of(store_root).is_none() {
+    if mdagent::freshen::git_dir_of(store_root).is_none() {
         return;
     }
     match ensure(store_root) {

@@ -1,24 +1,24 @@
 //! Committing a write to the store's repository when asked (`--commit`, or
 //! `[git] commit = true` in the store's `.memctl.toml`; docs/GIT.md).
 //!
-//! Only the write's own files are committed (the records it wrote or
-//! removed, the tombstones, `MEMORY.md`), and the user's other staged
-//! changes stay staged and out of the commit, in the store or outside it:
-//! memctl stages those paths (`git add --all -- PATHS`, run in the store's
-//! folder with literal pathspecs), then `git commit --only -- PATHS`, which
-//! commits the working-tree state of those paths alone from a temporary
-//! index git builds from `HEAD`, and leaves every other staged change in
-//! the real index as it was.
+//! A commit holds the write's own files (the records it wrote or removed,
+//! the tombstones, the store's `.gitattributes`) and a `MEMORY.md` of the
+//! records the commit holds, not of those on disk: a draft the user staged
+//! or never added is in neither. It is built in a temporary index made
+//! from `HEAD` (`index.rs`), so nothing else the user staged comes along;
+//! the user's own index is brought up to date afterwards for the paths the
+//! commit holds and keeps everything else as it was.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use mdstore::Store;
 use mdstore::store::CATALOG_FILE;
 use mdstore::tombstone::TOMBSTONE_DIR;
-
+use mdstore::view::StoreView;
 use serde::Deserialize;
 
-use super::{GitError, Repo, run};
+use super::index::{IndexFile, TemporaryIndex};
+use super::{GitError, Repo};
 use crate::ui::Ui;
 
 /// The store's own settings file, committed with it.
@@ -55,19 +55,40 @@ pub fn configured(store_root: &Path) -> Result<bool, String> {
 /// What became of a commit that was asked for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum CommitOutcome {
-    /// The new commit's short hash.
-    Committed(String),
+    Committed(Committed),
     /// The store's files are as `HEAD` has them.
     NothingToCommit,
     /// Why no commit was made; the write itself stands.
     NotCommitted(String),
 }
 
+/// A commit made, and what the person should know of it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// The new commit's short hash.
+    pub hash: String,
+    /// Records on disk that no commit holds (a draft staged or never
+    /// added): left out of the commit and of its `MEMORY.md`.
+    pub left_out: Vec<String>,
+    /// Records the write removed that no commit held: nothing of them to
+    /// remove from git.
+    pub never_committed: Vec<String>,
+    /// Why the user's index could not be brought up to date after the
+    /// commit, if it could not.
+    pub index_problem: Option<String>,
+}
+
 /// Commits `changed` (paths relative to the store: the records a write
-/// touched) with `MEMORY.md`, the tombstones and the store's
-/// `.gitattributes`, and nothing else, with
+/// touched) with the tombstones, the store's `.gitattributes` and a
+/// `MEMORY.md` of the records the commit holds, and nothing else, with
 /// `message`. Never in a repository in the middle of a merge, rebase,
 /// cherry-pick, revert or bisect.
+///
+/// The commit is built in a temporary index made from `HEAD`, so that
+/// nothing the user staged comes along; once it is made, the user's index
+/// gets the committed paths as committed and a `MEMORY.md` of the records
+/// it holds, and keeps everything else as it was. A commit git refuses
+/// (a hook said no) changes no index at all.
 pub fn commit_store(
     store_root: &Path,
     message: &str,
@@ -83,71 +104,83 @@ pub fn commit_store(
             "the repository is in the middle of {what}; commit the store's files yourself once it is done"
         )));
     }
-    let paths = committable(store_root, changed)?;
-    if paths.is_empty() {
+    let store = Store::open(store_root).map_err(|source| GitError::Store {
+        path: store_root.to_path_buf(),
+        source,
+    })?;
+    let prefix = repo.prefix(store_root)?;
+    let on_disk = mdagent::index_sink::view_for_write(&store);
+    let wanted = wanted_paths(changed);
+    let temporary = TemporaryIndex::from_head(&repo, store_root)?;
+    let commit = &temporary.index;
+    // A path neither on disk nor in `HEAD` (a record added and forgotten
+    // before any commit) is no pathspec git takes.
+    let staged = commit.known(&wanted)?;
+    commit.stage(&staged)?;
+    let catalog = super::catalog::render(commit, &store, &on_disk)?;
+    commit.set_catalog(&prefix, &catalog.text)?;
+    if !commit.differs_from_head()? {
         return Ok(CommitOutcome::NothingToCommit);
     }
-    let with_paths = |args: &[&str]| -> Vec<OsString> {
-        let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
-        all.push("--".into());
-        all.extend(paths.iter().map(|p| p.as_os_str().to_os_string()));
-        all
-    };
-    run(store_root, with_paths(&["add", "--all"]))?;
-    let staged = super::git(store_root)
-        .args(with_paths(&["diff", "--cached", "--quiet"]))
-        .status()
-        .map_err(GitError::NotRunnable)?;
-    if staged.success() {
-        return Ok(CommitOutcome::NothingToCommit);
-    }
-    run(
-        store_root,
-        with_paths(&["commit", "--quiet", "--only", "--message", message]),
-    )?;
-    let head = run(store_root, ["rev-parse", "--short", "HEAD"])?;
-    Ok(CommitOutcome::Committed(
-        String::from_utf8_lossy(&head.stdout).trim().to_string(),
-    ))
+    let hash = commit.commit(message)?;
+    let left_out = record_ids(
+        &store,
+        on_disk
+            .summaries
+            .iter()
+            .map(|s| &s.rel_path)
+            .filter(|p| !catalog.held.contains(*p)),
+    );
+    let never_committed = record_ids(&store, changed.iter().filter(|p| !staged.contains(p)));
+    let users = IndexFile::users(store_root);
+    let index_problem = update_users_index(&users, &store, &on_disk, &prefix, &wanted)
+        .err()
+        .map(|e| e.to_string());
+    Ok(CommitOutcome::Committed(Committed {
+        hash,
+        left_out,
+        never_committed,
+        index_problem,
+    }))
 }
 
-/// The paths among `changed`, `MEMORY.md` (and the copy of a foreign one),
-/// `.tombstones` and the store's `.gitattributes` that git can
-/// be given: on disk, or known to the index or to `HEAD` (a record added
-/// and forgotten before any commit is neither, and git refuses a pathspec
-/// that matches nothing).
-fn committable(store_root: &Path, changed: &[PathBuf]) -> Result<Vec<PathBuf>, GitError> {
+/// The ids of those of `paths` that name records.
+fn record_ids<'a>(store: &Store, paths: impl Iterator<Item = &'a PathBuf>) -> Vec<String> {
+    paths
+        .filter(|p| store.record_rel_path(&store.root().join(p)).is_some())
+        .map(|p| mdstore::store::id_from_rel_path(p))
+        .collect()
+}
+
+/// The paths a write may commit: the records it touched, `MEMORY.md`'s
+/// companions (the tombstones, the store's `.gitattributes`, the copy of
+/// a foreign `MEMORY.md` kept before replacing it). `MEMORY.md` itself is
+/// rendered for each index, never taken from disk.
+fn wanted_paths(changed: &[PathBuf]) -> Vec<PathBuf> {
     let mut wanted: Vec<PathBuf> = changed.to_vec();
-    wanted.push(PathBuf::from(CATALOG_FILE));
     wanted.push(PathBuf::from(TOMBSTONE_DIR));
     wanted.push(PathBuf::from(super::attributes::FILE));
-    // A foreign MEMORY.md the write kept before replacing it.
     wanted.push(PathBuf::from(mdstore::catalog::disk::PRESERVED_FILE));
+    wanted.retain(|p| p.as_os_str() != CATALOG_FILE);
     wanted.sort();
     wanted.dedup();
-    let known = |args: &[&str]| -> Result<Vec<PathBuf>, GitError> {
-        let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
-        all.push("--".into());
-        all.extend(wanted.iter().map(|p| p.as_os_str().to_os_string()));
-        let out = run(store_root, all)?;
-        Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
-            .collect())
-    };
-    let mut tracked = known(&["ls-files", "-z"])?;
-    // An unborn branch has no HEAD to list.
-    if run(store_root, ["rev-parse", "--verify", "--quiet", "HEAD"]).is_ok() {
-        tracked.extend(known(&["ls-tree", "-r", "-z", "--name-only", "HEAD"])?);
-    }
-    Ok(wanted
-        .into_iter()
-        .filter(|p| {
-            store_root.join(p).exists() || tracked.iter().any(|t| t == p || t.starts_with(p))
-        })
-        .collect())
+    wanted
+}
+
+/// After the commit: the user's index holds the committed paths as the
+/// working tree has them (as `git commit --only` leaves it), and a
+/// `MEMORY.md` of the records it holds, drafts the user staged included,
+/// so that their own next commit is whole too.
+fn update_users_index(
+    users: &IndexFile,
+    store: &Store,
+    on_disk: &StoreView,
+    prefix: &str,
+    wanted: &[PathBuf],
+) -> Result<(), GitError> {
+    users.stage(&users.known(wanted)?)?;
+    let catalog = super::catalog::render(users, store, on_disk)?;
+    users.set_catalog(prefix, &catalog.text)
 }
 
 /// After a write to the store at `store_root`: commits it with `message`
@@ -167,7 +200,7 @@ pub fn after_write(ui: &Ui, store_root: &Path, asked: bool, message: &str, chang
         return;
     }
     match commit_store(store_root, message, changed) {
-        Ok(CommitOutcome::Committed(hash)) => ui.note(&format!("Committed {hash}: {message}")),
+        Ok(CommitOutcome::Committed(committed)) => tell_committed(ui, message, &committed),
         Ok(CommitOutcome::NothingToCommit) => {
             ui.note("Nothing to commit: the store's files are as the last commit has them.");
         }
@@ -175,6 +208,35 @@ pub fn after_write(ui: &Ui, store_root: &Path, asked: bool, message: &str, chang
             ui.warn(&format!("the write is saved but not committed: {why}"));
         }
         Err(e) => ui.warn(&format!("the write is saved but not committed: {e}")),
+    }
+}
+
+/// Says what a commit holds, and what it leaves out.
+fn tell_committed(ui: &Ui, message: &str, committed: &Committed) {
+    ui.note(&format!("Committed {}: {message}", committed.hash));
+    let (left_out, gone) = (&committed.left_out, &committed.never_committed);
+    if !left_out.is_empty() {
+        let (them, are) = if left_out.len() == 1 {
+            ("it", "it is")
+        } else {
+            ("them", "they are")
+        };
+        ui.note(&format!(
+            "Left out of the commit, as the last commit does not hold {them} either: {}. The committed MEMORY.md does not list {them}; the working tree's does. Commit {them} yourself when {are} ready.",
+            names(left_out),
+        ));
+    }
+    if !gone.is_empty() {
+        let them = if gone.len() == 1 { "it" } else { "them" };
+        ui.note(&format!(
+            "The last commit did not hold {}, so git had nothing of {them} to remove.",
+            names(gone)
+        ));
+    }
+    if let Some(problem) = &committed.index_problem {
+        ui.warn(&format!(
+            "committed, but git's index could not be updated ({problem}); `git status` may show the committed files as changed until you `git add` them"
+        ));
     }
 }
 

@@ -4,22 +4,24 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use mdstore::Store;
-use mdstore::guard::secrets;
 use mdstore::id::id_key;
+use mdstore::redact::{self, Keep};
 use mdstore::tombstone::{self, Tombstone};
 
 use super::{GitError, Repo};
-use crate::cli::{GlobalArgs, LogArgs};
+use mdagent::Config;
+use mdagent::stores::{self, ScopedStore};
+
+use crate::cli::LogArgs;
 use crate::failure::{Exit, Failure};
-use crate::stores::{self, ScopedStore};
 use crate::ui::{self, Ui};
 
 /// One revision: its short hash, ISO date, author, whole message indented,
 /// then the change as a patch.
 const FORMAT: &str = "--format=tformat:commit %h%nDate:   %ad%nAuthor: %an <%ae>%n%n%w(0,4,4)%B";
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(global)?;
+pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
+    let stores = stores::read_stores(config)?;
     let Some(scoped) = pick_store(&stores, &args.id) else {
         return Err(Failure::bad_input("no store here to show the history of")
             .with_hint("run it inside a project with a `.memory/` folder, or pass --store DIR")
@@ -55,6 +57,12 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> 
         "--date=iso-strict",
         FORMAT,
         "--patch",
+        // Every commit that changed one of the paths, on every side of a
+        // merge, not only those on the side git's simplification follows
+        // (SPEC §9: "forgotten ones included"); a merge that changed one
+        // shows its change against each parent it differs from.
+        "--full-history",
+        "-m",
         "--",
     ]
     .iter()
@@ -76,33 +84,8 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> 
     }
     // Commit messages and diffs are other people's text: no raw escapes,
     // and no secret an old revision held (SPEC §6: memctl echoes none).
-    ui::print(&ui::shown_file(&hide_secret_lines(&text)))?;
+    ui::print(&ui::shown_file(&redact::lines(&text, Keep::DiffMarker)))?;
     Ok(Exit::Ok)
-}
-
-/// `text` with each line that holds a secret replaced by a note naming the
-/// rule; a diff line keeps its `+`, `-` or space.
-fn hide_secret_lines(text: &str) -> String {
-    let found = secrets::find_secrets(text);
-    if found.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    for (at, line) in text.lines().enumerate() {
-        match found.iter().find(|f| f.line == at + 1) {
-            Some(finding) => {
-                let prefix = line.chars().next().filter(|c| matches!(c, '+' | '-' | ' '));
-                out.extend(prefix);
-                out += &format!(
-                    "<a line hidden: it looks like it holds a secret (rule {})>",
-                    finding.rule
-                );
-            }
-            None => out += line,
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn git_failure(e: GitError) -> anyhow::Error {
@@ -131,11 +114,13 @@ fn tombstones_of(store: &Store, id: &str) -> Vec<Tombstone> {
 }
 
 /// The paths, relative to the store, whose history is the record's: its
-/// file as it is now, as it was when forgotten, as the argument names it,
-/// and its tombstones (the forget's commit).
+/// file as it is now and under the names it had before a rename by hand,
+/// as it was when forgotten, as the argument names it, and its tombstones
+/// (the forget's commit).
 fn history_paths(store: &Store, id: &str) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     if let Some(entry) = store.find(id) {
+        paths.extend(earlier_names(store, &entry.rel_path));
         paths.push(entry.rel_path);
     }
     let tombs = tombstones_of(store, id);
@@ -160,4 +145,40 @@ fn history_paths(store: &Store, id: &str) -> Vec<PathBuf> {
     paths.sort();
     paths.dedup();
     paths
+}
+
+/// The names in the store that the record file at `rel_path` had before
+/// it was renamed (`git mv`, or a move git sees as one), as
+/// `git log --follow` finds them. None when git cannot say.
+fn earlier_names(store: &Store, rel_path: &Path) -> Vec<PathBuf> {
+    let mut command: Vec<OsString> = [
+        "log",
+        "--follow",
+        "--relative",
+        "--format=tformat:",
+        "--name-only",
+        "-z",
+        "--",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    command.push(rel_path.as_os_str().to_os_string());
+    let Ok(output) = super::run(store.root(), &command) else {
+        return Vec::new();
+    };
+    let mut names: Vec<PathBuf> = output
+        .stdout
+        .split(|b| *b == 0)
+        .filter_map(|name| std::str::from_utf8(name).ok())
+        .map(PathBuf::from)
+        // Only a record name inside the store: `--relative` already
+        // leaves out the project's other files.
+        .filter(|name| {
+            name.as_path() != rel_path && store.record_rel_path(&store.root().join(name)).is_some()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }

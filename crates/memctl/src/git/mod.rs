@@ -4,7 +4,9 @@
 //! built into memctl.
 
 pub mod attributes;
+mod catalog;
 pub mod commit;
+mod index;
 pub mod log;
 
 use std::ffi::OsStr;
@@ -18,6 +20,18 @@ pub enum GitError {
     NotRunnable(std::io::Error),
     #[error("`git {command}` failed: {stderr}")]
     Failed { command: String, stderr: String },
+    #[error("cannot read the store {}: {source}", .path.display())]
+    Store {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot make a temporary git index in {}: {source}", .path.display())]
+    TemporaryIndex {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`git {command}` printed what memctl cannot read: {what}")]
+    Unreadable { command: String, what: String },
 }
 
 /// The repository a store folder is in. Every git command runs in the
@@ -49,8 +63,18 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    run_command(git(dir), args)
+}
+
+/// Runs `command` (from [`git`], with its environment) with `args`; an
+/// error unless it exits 0.
+pub(crate) fn run_command<I, S>(mut command: Command, args: I) -> Result<Output, GitError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let args: Vec<S> = args.into_iter().collect();
-    let output = git(dir)
+    let output = command
         .args(&args)
         .output()
         .map_err(GitError::NotRunnable)?;
@@ -58,33 +82,17 @@ where
         return Ok(output);
     }
     Err(GitError::Failed {
-        command: args
-            .iter()
-            .map(|a| a.as_ref().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" "),
+        command: command_line(&args),
         stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
     })
 }
 
-/// The git folder of the repository `dir` is in, found on disk without
-/// running git (a command's start must stay cheap): the nearest `.git`
-/// folder above, or the folder a `.git` file (a linked worktree, a
-/// submodule) points to.
-pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
-    for ancestor in dir.ancestors() {
-        let dot_git = ancestor.join(".git");
-        let Ok(meta) = std::fs::metadata(&dot_git) else {
-            continue;
-        };
-        if meta.is_dir() {
-            return Some(dot_git);
-        }
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let target = text.strip_prefix("gitdir:")?.trim();
-        return Some(ancestor.join(target));
-    }
-    None
+/// `args` as one line, for an error message.
+pub(crate) fn command_line<S: AsRef<OsStr>>(args: &[S]) -> String {
+    args.iter()
+        .map(|a| a.as_ref().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl Repo {
@@ -101,6 +109,17 @@ impl Repo {
         Ok(Some(Repo {
             git_dir: PathBuf::from(git_dir),
         }))
+    }
+
+    /// Where `store_root` is in the repository (`.memory/`, or empty at
+    /// its top), as paths in git's index begin.
+    pub fn prefix(&self, store_root: &Path) -> Result<String, GitError> {
+        let output = run(store_root, ["rev-parse", "--show-prefix"])?;
+        let text = String::from_utf8(output.stdout).map_err(|e| GitError::Unreadable {
+            command: "rev-parse --show-prefix".to_string(),
+            what: format!("a folder name that is not UTF-8 ({e})"),
+        })?;
+        Ok(text.strip_suffix('\n').unwrap_or(&text).to_string())
     }
 
     /// The operation the worktree is in the middle of, if any: a commit
@@ -138,17 +157,5 @@ mod tests {
         assert_eq!(repo.in_progress(), Some("a cherry-pick"));
         std::fs::create_dir(dir.path().join("rebase-merge")).unwrap();
         assert_eq!(repo.in_progress(), Some("a rebase"));
-    }
-
-    #[test]
-    fn linked_worktree_git_file_leads_to_its_git_dir() {
-        let dir = tempfile::tempdir().unwrap();
-        let worktree = dir.path().join("wt");
-        std::fs::create_dir_all(worktree.join(".memory")).unwrap();
-        std::fs::write(worktree.join(".git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
-        assert_eq!(
-            git_dir_of(&worktree.join(".memory")),
-            Some(worktree.join("../main/.git/worktrees/wt"))
-        );
     }
 }

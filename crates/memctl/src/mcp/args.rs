@@ -28,9 +28,10 @@ impl ToolError {
         self
     }
 
-    /// The message and hint of a CLI error (`failure::Failure` and the rest).
-    pub fn from_anyhow(err: &anyhow::Error) -> ToolError {
-        let (_, message, hint) = crate::failure::classify(err);
+    /// The message and hint of an error as the CLI would give them
+    /// (`failure::classify`).
+    pub fn from_error(err: impl Into<anyhow::Error>) -> ToolError {
+        let (_, message, hint) = crate::failure::classify(&err.into());
         ToolError { message, hint }
     }
 }

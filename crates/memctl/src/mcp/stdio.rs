@@ -17,8 +17,6 @@ use tokio::io::{
 };
 use tokio::sync::mpsc;
 
-use crate::ui;
-
 /// A line longer than this is answered with an error and never held whole
 /// (rmcp's own limit, so that what passes the filter also passes rmcp).
 const MAX_LINE_BYTES: usize = DEFAULT_MAX_LINE_LENGTH;
@@ -246,7 +244,7 @@ fn kind(value: &Value) -> &'static str {
 /// control character in it is escaped like any in memctl's JSON.
 fn error_line(id: &Value, error: ErrorData) -> String {
     let answer = json!({"jsonrpc": "2.0", "id": id, "error": error});
-    ui::escape_json_controls(&answer.to_string()) + "\n"
+    mdstore::escape::escape_json_controls(&answer.to_string()) + "\n"
 }
 
 /// Writes rmcp's answers and the filter's, each line whole, until rmcp's
@@ -293,7 +291,7 @@ where
 /// An answer of rmcp's with DEL and C1 escaped: rmcp repeats an unknown
 /// method's name in its error, and serde_json writes those raw.
 fn escaped(line: &[u8]) -> String {
-    ui::escape_json_controls(&String::from_utf8_lossy(line))
+    mdstore::escape::escape_json_controls(&String::from_utf8_lossy(line))
 }
 
 #[cfg(test)]

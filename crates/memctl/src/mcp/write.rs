@@ -4,6 +4,10 @@
 //! here, and nothing can override a tombstone or a more trusted record.
 
 use jiff::Timestamp;
+use mdagent::Config;
+use mdagent::index_sink;
+use mdagent::remember::{SECRET_HINT, describe_plan_error, refusal_message};
+use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
 use mdstore::guard::secrets::{self, secret_note};
 use mdstore::txn::{self, WriteError};
 use mdstore::write::{
@@ -13,10 +17,7 @@ use mdstore::{Source, Store};
 use serde_json::{Value, json};
 
 use super::args::{Args, MAX_BODY_BYTES, MAX_TEXT_BYTES, ToolError, check_size};
-use crate::cli::GlobalArgs;
-use crate::cmd::remember::describe_plan_error;
-use crate::index_hook;
-use crate::stores::{self, Scope, ScopedStore, WriteTarget};
+use crate::ui::Ui;
 
 pub const REMEMBER_FIELDS: &[&str] = &[
     "name",
@@ -37,7 +38,7 @@ const MAX_TAGS: usize = 64;
 /// A tool's answer: the JSON, and whether it reports a failure (a refusal).
 pub type Answer = (Value, bool);
 
-pub fn remember(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
+pub fn remember(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError> {
     check_sizes(args)?;
     let expect_revision = args.integer("expect_revision", 1, u64::MAX)?;
     let mut fields = args.map().clone();
@@ -50,20 +51,19 @@ pub fn remember(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
         )
         .with_hint("a fact the user stated is recorded by the user with `memctl remember`"));
     }
-    let scope = scope_of(global, candidate.scope.as_deref())?;
-    let scoped = existing_store(global, scope)?;
+    let scope = scope_of(config, candidate.scope.as_deref())?;
+    let scoped = existing_store(config, scope)?;
     let options = WriteOptions {
         force: false,
         expect_revision,
         refuse_temporary: true,
         default_source: Source::Inferred,
-        now: Timestamp::from_second(Timestamp::now().as_second())
-            .unwrap_or_else(|_| Timestamp::now()),
+        now: mdstore::clock::now(),
     };
     let store = &scoped.store;
-    let mut txn = index_hook::begin(store).map_err(|e| busy(&e))?;
+    let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
     let written = txn.write(&candidate, &options, None);
-    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink(store));
     let mut answer = match written {
         Ok(step) => classification(&candidate, scope, store, &step),
         Err(WriteError::Plan(e)) => refused(
@@ -87,7 +87,7 @@ pub fn remember(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
             "update"
         };
         let id = answer.0["id"].as_str().unwrap_or_default().to_string();
-        commit_if_configured(global, store, &format!("remember: {verb} {id}"), &committed);
+        commit_if_configured(ui, store, &format!("remember: {verb} {id}"), &committed);
     }
     Ok(answer)
 }
@@ -95,14 +95,8 @@ pub fn remember(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
 /// An agent's write is committed as a person's is when the store's
 /// `.memctl.toml` asks for it (`[git] commit = true`); notes go to
 /// standard error, which is not the protocol's channel.
-fn commit_if_configured(
-    global: &GlobalArgs,
-    store: &Store,
-    message: &str,
-    committed: &txn::Committed,
-) {
-    let ui = crate::ui::Ui::new(global);
-    crate::git::commit::after_write(&ui, store.root(), false, message, &committed.changed);
+fn commit_if_configured(ui: &Ui, store: &Store, message: &str, committed: &txn::Committed) {
+    crate::git::commit::after_write(ui, store.root(), false, message, &committed.changed);
 }
 
 /// Refuses a value too large to read before anything reads it: a 10 MB
@@ -190,58 +184,22 @@ fn refused(id: &str, scope: Scope, reason: String, hint: Option<String>) -> Answ
     (value, true)
 }
 
-/// Why a guard refused, and what the agent can do: never the secret, and
-/// never "pass --force", which the server does not take.
+/// Why a guard refused, and what the agent can do: never "pass --force",
+/// which the server does not take.
 fn refusal_reason(refusal: &Refusal, id: &str) -> (String, String) {
-    match refusal {
-        Refusal::Secret(found) => (
-            crate::cmd::remember::secret_refusal(found, id),
-            "remove the secret and say where it lives instead (a vault, an env var)".to_string(),
-        ),
-        Refusal::Temporary(found) => (
-            format!(
-                "{id} reads as temporary ({}); memory is for what stays true",
-                found
-                    .iter()
-                    .map(|f| format!("{:?} {}", f.finding.phrase, f.place))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            "say it without the temporary part, or do not remember it".to_string(),
-        ),
-        Refusal::Tombstone(tomb) => (
-            format!(
-                "{} was forgotten on {}{}",
-                tomb.id,
-                tomb.forgotten_at.strftime("%Y-%m-%d %H:%M UTC"),
-                tomb.reason
-                    .as_deref()
-                    .map(|r| format!(" ({r})"))
-                    .unwrap_or_default()
-            ),
-            "only the user can bring it back, with `memctl remember --force`".to_string(),
-        ),
-        Refusal::LowerTrust { existing, proposed } => (
-            format!(
-                "{id} has source {existing}; a proposal with source {proposed} cannot overwrite it"
-            ),
-            "tell the user what you would change; they can edit it with `memctl edit`".to_string(),
-        ),
-        Refusal::RevisionMismatch { expected, actual } => (
-            match actual {
-                Some(actual) => {
-                    format!("{id} is at revision {actual}, not {expected}; nothing was written")
-                }
-                None => format!(
-                    "{id} does not exist, so it is not at revision {expected}; nothing was written"
-                ),
-            },
-            "read it again with the show tool and retry".to_string(),
-        ),
-    }
+    let hint = match refusal {
+        Refusal::Secret(_) => SECRET_HINT,
+        Refusal::Temporary(_) => "say it without the temporary part, or do not remember it",
+        Refusal::Tombstone(_) => "only the user can bring it back, with `memctl remember --force`",
+        Refusal::LowerTrust { .. } => {
+            "tell the user what you would change; they can edit it with `memctl edit`"
+        }
+        Refusal::RevisionMismatch { .. } => "read it again with the show tool and retry",
+    };
+    (refusal_message(refusal, id), hint.to_string())
 }
 
-pub fn forget(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
+pub fn forget(config: &Config, ui: &Ui, args: &Args) -> Result<Answer, ToolError> {
     let id = args.required_text("id", MAX_TEXT_BYTES)?;
     let revision = args
         .integer("revision", 1, u64::MAX)?
@@ -263,12 +221,12 @@ pub fn forget(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
         }
     }
     let scope = scope_of(
-        global,
+        config,
         args.choice("scope", &["workspace", "global"])?.as_deref(),
     )?;
-    let scoped = existing_store(global, scope)?;
+    let scoped = existing_store(config, scope)?;
     let store = &scoped.store;
-    let mut txn = index_hook::begin(store).map_err(|e| busy(&e))?;
+    let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
     // Looked up under the lock: the revision compared is the one forgotten.
     let Some(summary) = txn.view().find(&id).cloned() else {
         return Err(ToolError::new(format!(
@@ -291,7 +249,7 @@ pub fn forget(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
         ));
     }
     let forgotten = txn.forget(&summary.id, reason, Timestamp::now());
-    let committed = txn.commit(&mut index_hook::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink(store));
     match forgotten {
         Ok(_) => {}
         Err(ForgetError::NotFound(id)) => {
@@ -306,21 +264,16 @@ pub fn forget(global: &GlobalArgs, args: &Args) -> Result<Answer, ToolError> {
         "revision": actual,
     });
     note_catalog(&mut value, &committed);
-    commit_if_configured(
-        global,
-        store,
-        &format!("forget: {}", summary.id),
-        &committed,
-    );
+    commit_if_configured(ui, store, &format!("forget: {}", summary.id), &committed);
     Ok((value, false))
 }
 
 /// The store a write goes to: the candidate's `scope`, else the server's
 /// (`memctl --global mcp` writes to the global store).
-fn scope_of(global: &GlobalArgs, scope: Option<&str>) -> Result<Scope, ToolError> {
+fn scope_of(config: &Config, scope: Option<&str>) -> Result<Scope, ToolError> {
     match scope {
-        None if global.global => Ok(Scope::Global),
-        None | Some("workspace") => Ok(Scope::Workspace),
+        None => Ok(stores::default_scope(config)),
+        Some("workspace") => Ok(Scope::Workspace),
         Some("global") => Ok(Scope::Global),
         Some(other) => Err(ToolError::new(format!(
             "argument \"scope\": unknown value {}: expected workspace or global",
@@ -331,8 +284,8 @@ fn scope_of(global: &GlobalArgs, scope: Option<&str>) -> Result<Scope, ToolError
 
 /// An existing store: the server never creates one, since nobody is there
 /// to confirm it (SPEC §9 creates a workspace store only after asking).
-fn existing_store(global: &GlobalArgs, scope: Scope) -> Result<ScopedStore, ToolError> {
-    match stores::write_target(global, scope).map_err(|e| ToolError::from_anyhow(&e))? {
+fn existing_store(config: &Config, scope: Scope) -> Result<ScopedStore, ToolError> {
+    match stores::write_target(config, scope).map_err(ToolError::from_error)? {
         WriteTarget::Existing(scoped) => Ok(scoped),
         WriteTarget::Missing { dir, .. } => Err(ToolError::new(format!(
             "there is no {} store at {}; the MCP server does not create one",

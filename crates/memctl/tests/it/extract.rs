@@ -472,7 +472,7 @@ fn secret_pasted_in_the_session_never_reaches_the_model() {
     x.run(&["--yes"]).assert_success();
     let stdin = x.model_stdin();
     assert!(!stdin.contains(&token), "{stdin}");
-    assert!(stdin.contains("Deploys use pnpm.\\n<a line hidden from the model: it looks like it holds a secret (rule github-token)>\\nThanks."), "{stdin}");
+    assert!(stdin.contains("Deploys use pnpm.\\n<a line hidden: it looks like it holds a secret (rule github-token)>\\nThanks."), "{stdin}");
 }
 
 #[test]

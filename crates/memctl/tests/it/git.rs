@@ -1,6 +1,7 @@
 //! memctl in git repositories (issue 9, docs/GIT.md), with the real `git`:
 //! two clones of one bare repository, concurrent edits pushed and pulled
-//! between them, conflicts, history and commits.
+//! between them, conflicts, history and commits. The helpers are shared
+//! with `git_commit_only.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,14 +10,14 @@ use crate::env::{Run, TestEnv};
 
 /// Two clones `a` and `b` of a bare `origin`, whose first commit holds an
 /// initialised store with one record, `shared`.
-struct Clones {
-    env: TestEnv,
+pub(crate) struct Clones {
+    pub(crate) env: TestEnv,
     origin: PathBuf,
 }
 
 /// A git configuration of the test's own (no user's or system's), with
 /// the identity set per repository.
-fn git_env(env: &mut TestEnv) {
+pub(crate) fn git_env(env: &mut TestEnv) {
     let config = env.root().join("gitconfig");
     fs::write(
         &config,
@@ -29,7 +30,7 @@ fn git_env(env: &mut TestEnv) {
 
 /// `git ARGS` in `dir` with the test's environment; its exit code and
 /// output.
-fn git_run(env: &TestEnv, dir: &Path, args: &[&str]) -> (i32, String) {
+pub(crate) fn git_run(env: &TestEnv, dir: &Path, args: &[&str]) -> (i32, String) {
     let memctl = env.std_command();
     let mut cmd = std::process::Command::new("git");
     cmd.env_clear();
@@ -52,14 +53,14 @@ fn git_run(env: &TestEnv, dir: &Path, args: &[&str]) -> (i32, String) {
 }
 
 #[track_caller]
-fn git(env: &TestEnv, dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(env: &TestEnv, dir: &Path, args: &[&str]) -> String {
     let (code, text) = git_run(env, dir, args);
     assert_eq!(code, 0, "git {args:?} in {}:\n{text}", dir.display());
     text
 }
 
 /// A new repository (or clone) with its own identity.
-fn identify(env: &TestEnv, dir: &Path, name: &str) {
+pub(crate) fn identify(env: &TestEnv, dir: &Path, name: &str) {
     git(env, dir, &["config", "user.name", name]);
     git(
         env,
@@ -69,13 +70,13 @@ fn identify(env: &TestEnv, dir: &Path, name: &str) {
 }
 
 /// `memctl ARGS` run in `dir`.
-fn memctl(env: &TestEnv, dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn memctl(env: &TestEnv, dir: &Path, args: &[&str]) -> Run {
     let mut cmd = env.command();
     cmd.current_dir(dir);
     env.run_with(cmd, args)
 }
 
-fn remember(env: &TestEnv, dir: &Path, name: &str, description: &str) -> Run {
+pub(crate) fn remember(env: &TestEnv, dir: &Path, name: &str, description: &str) -> Run {
     memctl(
         env,
         dir,
@@ -95,7 +96,7 @@ fn remember(env: &TestEnv, dir: &Path, name: &str, description: &str) -> Run {
 }
 
 impl Clones {
-    fn new() -> Clones {
+    pub(crate) fn new() -> Clones {
         let mut env = TestEnv::bare();
         git_env(&mut env);
         let origin = env.root().join("origin.git");
@@ -118,7 +119,7 @@ impl Clones {
         clones
     }
 
-    fn clone_as(&self, name: &str) -> PathBuf {
+    pub(crate) fn clone_as(&self, name: &str) -> PathBuf {
         let origin = self.origin.display().to_string();
         git(
             &self.env,
@@ -130,11 +131,11 @@ impl Clones {
         dir
     }
 
-    fn dir(&self, name: &str) -> PathBuf {
+    pub(crate) fn dir(&self, name: &str) -> PathBuf {
         self.env.root().join(name)
     }
 
-    fn catalog(&self, name: &str) -> String {
+    pub(crate) fn catalog(&self, name: &str) -> String {
         fs::read_to_string(self.dir(name).join(".memory/MEMORY.md")).unwrap()
     }
 }
@@ -222,7 +223,7 @@ fn checkout_rebase_and_stash_pop_leave_memory_md_current_by_the_next_command() {
 }
 
 /// Both clones update `shared`, so the pull leaves conflict markers in it.
-fn conflicted(clones: &Clones) -> PathBuf {
+pub(crate) fn conflicted(clones: &Clones) -> PathBuf {
     let env = &clones.env;
     let (a, b) = (clones.dir("a"), clones.dir("b"));
     remember(env, &a, "shared", "The description a chose").assert_success();

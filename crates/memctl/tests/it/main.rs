@@ -21,6 +21,7 @@ macro_rules! assert_run_snapshot {
     }};
 }
 
+mod adopt_claude_code;
 mod agents_doc;
 mod arguments;
 mod catalog;
@@ -34,6 +35,7 @@ mod crash;
 mod dream;
 mod dream_auto;
 mod dream_groups;
+mod dream_hostile;
 mod edit;
 mod env;
 mod extract;
@@ -41,6 +43,7 @@ mod forget;
 mod freshness;
 mod from_json;
 mod git;
+mod git_commit_only;
 mod half_written;
 mod index;
 mod init;
@@ -51,9 +54,11 @@ mod model_based;
 mod names;
 mod pre_commit;
 mod read;
+mod real_model;
 mod regressions;
 mod remember;
 mod search;
 mod secrets;
 mod status;
+mod trojan_source;
 mod watch;

@@ -532,6 +532,21 @@ fn chinese_japanese_and_korean_match_inside_unspaced_runs() {
     );
     assert_eq!(ids(&env, &["테스트"]), set(&["staging-server"]));
     assert_eq!(
+        ids(&env, &["테스트를", "어디서", "해요?"]),
+        set(&["staging-server"]),
+        "a Korean word with another particle, its question words dropped"
+    );
+    assert_eq!(
+        ids(&env, &["レビューの言語は"]),
+        set(&["review-language"]),
+        "Japanese words without their particles"
+    );
+    assert_eq!(
+        ids(&env, &["서버는"]),
+        set(&["staging-server"]),
+        "a particle is not part of the word"
+    );
+    assert_eq!(
         ids(&env, &["测验"]),
         set(&[]),
         "a different word is not a match"

@@ -19,6 +19,22 @@ fn reason_too_long_for_a_tombstone_is_rejected() {
     );
 }
 
+/// A reason is kept in committed tombstones: a bidi override there would
+/// show one thing and say another.
+#[test]
+fn reason_with_a_bidi_control_is_rejected() {
+    let op = Operation::Retire {
+        finding: Finding::Model,
+        reason: "old \u{202e}dlo".to_string(),
+        reads: ws("e"),
+        superseded_by: None,
+    };
+    assert_eq!(
+        broken(&plan(Origin::Rules, vec![op])),
+        (Rule::Reason, Some(0))
+    );
+}
+
 #[test]
 fn reason_with_a_terminal_escape_is_rejected() {
     let op = Operation::Retire {

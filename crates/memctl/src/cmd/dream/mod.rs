@@ -3,8 +3,6 @@
 //! `mddream`'s; this module chooses the stores, talks to the user and maps
 //! errors to exit codes.
 
-mod auto;
-mod llm;
 mod render;
 
 use std::collections::BTreeSet;
@@ -12,14 +10,20 @@ use std::path::PathBuf;
 
 use jiff::Timestamp;
 use mddream::apply::{self, ApplyOptions, Target};
-use mddream::plan::{Plan, Scope};
+use mddream::plan::Plan;
 use mddream::records::{self, Broken, DreamRecord};
 use mddream::validate::{self, ValidateOptions};
+use mdstore::redact::{self, Keep};
 
-use crate::cli::{DreamArgs, GlobalArgs};
-use crate::failure::{Exit, Failure};
-use crate::index_hook::IndexSink;
-use crate::stores::{self, ScopedStore};
+use mdagent::Config;
+use mdagent::dream_auto::{self, Admission};
+use mdagent::dream_model::{self, DreamModelError};
+use mdagent::index_sink::IndexSink;
+use mdagent::model_cmd::ModelCmdError;
+use mdagent::stores::{self, ScopedStore};
+
+use crate::cli::DreamArgs;
+use crate::failure::{self, Exit, Failure};
 use crate::ui::{self, Ui};
 
 /// What orienting found in every store dreamt on.
@@ -28,10 +32,10 @@ pub struct Oriented {
     pub broken: Vec<Broken>,
 }
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     // As search does: the workspace store and the global store (`--global`:
     // only that one).
-    let mut stores = stores::read_stores(global)?;
+    let mut stores = stores::read_stores(config)?;
     // A workspace store named as the global store's own folder is one
     // store: its lock taken twice would wait for itself.
     stores.dedup_by(|later, earlier| later.store.root() == earlier.store.root());
@@ -45,20 +49,27 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
             .with_hint("run `memctl init` in your project, or pass --store DIR")
             .into());
     }
-    // Whole seconds, as every other write's timestamps.
-    let now =
-        Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now());
+    let now = mdstore::clock::now();
     let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
     };
     let oriented = orient(&stores);
     let mut plan = match &args.llm_cmd {
-        Some(command) => llm::plan(ui, command, &oriented.records, &args, now)?,
+        Some(command) => {
+            let mut asking =
+                |call: &str| ui.note(&format!("Asking the model command for a plan{call}…"));
+            let records = &oriented.records;
+            dream_model::plan(command, records, args.max_delete_pct, now, &mut asking)
+                .map_err(model_failure)?
+        }
         None => mddream::gather::gather(&oriented.records, now),
     };
     if args.auto {
-        plan = auto::unattended(plan);
+        plan = dream_auto::unattended(plan);
     }
+    // A model may name `Pytest-A` for `pytest-a`: what is shown, validated
+    // and applied names the store's record.
+    validate::resolve_ids(&mut plan, &oriented.records);
     let options = ValidateOptions {
         max_delete_pct: args.max_delete_pct,
     };
@@ -82,23 +93,18 @@ pub fn run(global: &GlobalArgs, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit
         let kept_before = preserved_copies(&stores);
         let applied = apply_plan(&plan, &oriented.records, &stores, now)?;
         for kept in preserved_copies(&stores).difference(&kept_before) {
-            super::admin::note_preserved_at(ui, kept);
+            ui.warn_preserved(kept);
         }
         commit_to_git(ui, &args, &plan, &applied, &stores, &oriented.records);
         Some(applied)
     } else {
         return Ok(Exit::NotConfirmed);
     };
-    gates.unwrap_or_else(|| auto::Gates::load(&stores)).dreamt();
+    gates
+        .unwrap_or_else(|| dream_auto::Gates::load(&stores))
+        .dreamt();
     render::report(&args, &plan, applied.as_ref(), &oriented)?;
     Ok(Exit::Ok)
-}
-
-pub fn plan_scope(scope: stores::Scope) -> Scope {
-    match scope {
-        stores::Scope::Workspace => Scope::Workspace,
-        stores::Scope::Global => Scope::Global,
-    }
 }
 
 /// The dream lock and, with `--auto`, the gates: `None` when this run is
@@ -108,32 +114,60 @@ fn admit(
     stores: &[ScopedStore],
     args: &DreamArgs,
     now: Timestamp,
-) -> anyhow::Result<Option<(Option<auto::DreamLock>, Option<auto::Gates>)>> {
-    // A dry run writes nothing, so it needs no lock and no gate.
-    if args.dry_run {
-        return Ok(Some((None, None)));
-    }
-    let Some(lock) = auto::DreamLock::take(stores)? else {
-        if args.auto {
+) -> anyhow::Result<Option<(Option<dream_auto::DreamLock>, Option<dream_auto::Gates>)>> {
+    match dream_auto::admit(stores, args.auto, args.dry_run, now)? {
+        Admission::Run { lock, gates } => Ok(Some((lock, gates))),
+        Admission::Busy if args.auto => {
             ui.note("Skipped: another dream is running on this store.");
-            return Ok(None);
+            Ok(None)
         }
-        return Err(Failure::new(
+        Admission::Busy => Err(Failure::new(
             Exit::Conflict,
             "another dream is running on this store; nothing was written",
         )
         .with_hint("wait for it to finish and run dream again")
-        .into());
+        .into()),
+        Admission::Closed(why) => {
+            ui.note(&format!("Skipped: {why}."));
+            Ok(None)
+        }
+    }
+}
+
+/// A plan the model command could not give: a record too large to send
+/// (2), a runner that cannot be started (2), fails or hangs (5), or an
+/// answer that is not a plan (2).
+fn model_failure(err: DreamModelError) -> anyhow::Error {
+    let failure = match err {
+        DreamModelError::TooLarge(e) => Failure::bad_input(format!(
+            "--llm-cmd: {e}; nothing was sent and nothing was written"
+        ))
+        .with_hint(
+            "shorten that record, or raise MEMCTL_LLM_MAX_INPUT_CHARS if the model takes more",
+        ),
+        DreamModelError::Runner(err) => {
+            let hint = match err {
+                ModelCmdError::Timeout(_) => "MEMCTL_LLM_TIMEOUT_SECS sets how long it may take",
+                ModelCmdError::Empty | ModelCmdError::Unsplittable(_) => {
+                    "give the runner's command line, such as --llm-cmd \"claude -p\""
+                }
+                _ => {
+                    "try the command by hand: it must read the input on stdin and print only a JSON plan"
+                }
+            };
+            Failure::new(
+                failure::exit_of(err.kind()),
+                format!("--llm-cmd: {err}; nothing was written"),
+            )
+            .with_hint(hint)
+        }
+        e @ DreamModelError::Answer { .. } => {
+            Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
+                "the runner must print only the JSON plan (see `memctl dream` in the user guide)",
+            )
+        }
     };
-    if !args.auto {
-        return Ok(Some((Some(lock), None)));
-    }
-    let mut gates = auto::Gates::load(stores);
-    if let Some(why) = gates.check(stores, now)? {
-        ui.note(&format!("Skipped: {why}."));
-        return Ok(None);
-    }
-    Ok(Some((Some(lock), Some(gates))))
+    failure.into()
 }
 
 /// The plan as a person reads it, or as JSON for `--dry-run --json`; secrets hidden.
@@ -141,9 +175,10 @@ fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::
     if args.json && args.dry_run {
         render::print_json(plan)?;
     } else if !args.json {
-        ui::print(&render::hide_secret_lines(&render::plan(
-            ui, plan, oriented,
-        )))?;
+        ui::print(&redact::lines(
+            &render::plan(ui, plan, oriented),
+            Keep::Indent,
+        ))?;
     }
     Ok(())
 }
@@ -154,7 +189,7 @@ fn orient(stores: &[ScopedStore]) -> Oriented {
         broken: Vec::new(),
     };
     for scoped in stores {
-        let loaded = records::load(&scoped.store, plan_scope(scoped.scope));
+        let loaded = records::load(&scoped.store, scoped.scope);
         oriented.records.extend(loaded.records);
         oriented.broken.extend(loaded.broken);
     }
@@ -183,14 +218,10 @@ fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
     if args.yes || args.auto || (ui.interactive && ui.confirm("Apply this plan?")?) {
         return Ok(true);
     }
-    if ui.interactive {
-        ui.error("nothing was written: declined at the prompt", None);
-    } else {
-        ui.error(
-            "nothing was written: there is no terminal to confirm on",
-            Some("pass --yes to apply without asking, or --dry-run to only see the plan"),
-        );
-    }
+    ui.not_confirmed(
+        "nothing was written",
+        "pass --yes to apply without asking, or --dry-run to only see the plan",
+    );
     Ok(false)
 }
 
@@ -202,9 +233,10 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -
         mddream::plan::Origin::Model => "the model's plan",
     };
     // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
-    let exit = match rejection.kind {
-        validate::Rule::LowerTrust | validate::Rule::Revision => Exit::Conflict,
-        _ => Exit::BadInput,
+    let exit = if rejection.kind.is_conflict() {
+        Exit::Conflict
+    } else {
+        Exit::BadInput
     };
     let hint = match (rejection.kind, plan.origin) {
         (validate::Rule::RemovalLimit, _) => format!(
@@ -242,7 +274,7 @@ fn apply_plan(
         .iter()
         .zip(sinks.iter_mut())
         .map(|(scoped, sink)| Target {
-            scope: plan_scope(scoped.scope),
+            scope: scoped.scope,
             store: &scoped.store,
             sink,
         })
@@ -270,7 +302,7 @@ fn commit_to_git(
     read: &[mddream::records::DreamRecord],
 ) {
     for scoped in stores {
-        let scope = plan_scope(scoped.scope);
+        let scope = scoped.scope;
         let touched = applied
             .merged
             .iter()

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use mddream::apply::Applied;
 use mddream::plan::{DroppedFact, NewRecord, Operation, Origin, Plan, RecordRef, Scope};
 use mddream::records::DreamRecord;
-use mdstore::guard::secrets::{find_secrets, secret_note};
+use mdstore::redact::{self, Keep};
 use serde_json::json;
 
 use super::Oriented;
@@ -346,46 +346,13 @@ pub fn report(
     if found > 0 {
         let _ = writeln!(out, "Found and left alone: {found} (listed above).");
     }
-    ui::print(&hide_secret_lines(&out))?;
+    ui::print(&redact::lines(&out, Keep::Indent))?;
     Ok(())
-}
-
-/// `text` with every line that holds a secret replaced by a note naming
-/// its rule: a model may put one in its plan, and a hand-written record may
-/// hold one; neither is printed (SPEC §6).
-pub fn hide_secret_lines(text: &str) -> String {
-    text.split_inclusive('\n')
-        .map(|line| match find_secrets(line).first() {
-            None => line.to_string(),
-            Some(found) => {
-                let indent = &line[..line.len() - line.trim_start().len()];
-                let newline = if line.ends_with('\n') { "\n" } else { "" };
-                format!(
-                    "{indent}<a line hidden: it looks like it holds a secret (rule {})>{newline}",
-                    found.rule
-                )
-            }
-        })
-        .collect()
-}
-
-/// `value` with every string that holds a secret replaced by a note.
-pub fn hide_secret_strings(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(text) => {
-            if let Some(note) = secret_note(text) {
-                *text = note;
-            }
-        }
-        serde_json::Value::Array(values) => values.iter_mut().for_each(hide_secret_strings),
-        serde_json::Value::Object(map) => map.values_mut().for_each(hide_secret_strings),
-        _ => {}
-    }
 }
 
 /// Prints `value` as JSON, secrets hidden.
 pub fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut value = serde_json::to_value(value)?;
-    hide_secret_strings(&mut value);
+    redact::json_strings(&mut value);
     ui::print_json(&value)
 }

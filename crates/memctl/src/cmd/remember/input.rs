@@ -5,23 +5,11 @@
 use std::io::Read;
 
 use anyhow::Context;
-use mdstore::guard::secrets::secret_note;
-use mdstore::write::{Candidate, Field, InputError, PlanError, candidate_from_json, json_name};
+use mdagent::remember::{Parsed, Unreadable, label_candidate};
+use mdstore::write::{Candidate, candidate_from_json, json_name};
 
 use crate::cli::RememberArgs;
 use crate::failure::Failure;
-
-/// A candidate, or why it cannot be one (a message naming it and the field).
-pub type Parsed = Result<Candidate, Unreadable>;
-
-/// A JSON candidate that could not be read: its name, if it has one, and why.
-#[derive(Clone, Debug)]
-pub struct Unreadable {
-    pub name: String,
-    pub message: String,
-    /// Set aside on purpose rather than refused (reported, not an error).
-    pub dropped: bool,
-}
 
 pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
     let body = match args.body.as_deref() {
@@ -120,37 +108,3 @@ pub fn read_candidates(source: &str) -> anyhow::Result<Vec<Parsed>> {
 }
 
 const CANDIDATES_HINT: &str = "expected [{\"name\", \"type\", \"description\", \"body\", \"scope\"?, \"source\"?, \"expires\"?, \"tags\"?}]";
-
-/// `candidate 2 ("prefer-pytest")`: the 1-based index, and the name if any.
-pub fn label_candidate(n: usize, name: Option<&str>) -> String {
-    match name.filter(|name| !name.is_empty()) {
-        // Checked whole: a secret cut short may no longer look like one.
-        Some(name) => match secret_note(name) {
-            Some(note) => format!("candidate {} ({note})", n + 1),
-            None => format!(
-                "candidate {} (\"{}\")",
-                n + 1,
-                mdstore::escape::for_message(name, MESSAGE_NAME_CHARS)
-            ),
-        },
-        None => format!("candidate {}", n + 1),
-    }
-}
-
-/// The most characters of a candidate's name a message shows.
-const MESSAGE_NAME_CHARS: usize = 60;
-
-/// A planning error as the person who gave the candidate would put it:
-/// the flag on the command line, the field in JSON.
-pub fn describe_plan_error(error: &PlanError, from_json: bool) -> String {
-    match error {
-        PlanError::Input(InputError::Missing(field)) => match (from_json, field) {
-            (true, field) => format!("a new record needs a {:?} field", field.key()),
-            (false, Field::Body) => {
-                "a new record needs --body (text, or - for standard input)".to_string()
-            }
-            (false, field) => format!("a new record needs --{}", field.key()),
-        },
-        other => other.to_string(),
-    }
-}

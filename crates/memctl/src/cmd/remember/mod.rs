@@ -5,27 +5,24 @@
 
 pub mod input;
 mod output;
+mod targets;
 
-pub(crate) use input::describe_plan_error;
-pub(crate) use output::secret_refusal;
-
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use jiff::Timestamp;
+use mdagent::Config;
+use mdagent::index_sink;
+use mdagent::remember::{Parsed, describe_plan_error, label_candidate};
+use mdagent::stores::{Scope, ScopedStore};
 use mdstore::guard::secrets::{quoted_or_hidden, secret_note};
 use mdstore::txn::{self, Transaction, WriteError};
 use mdstore::view::StoreView;
 use mdstore::write::{self, Candidate, Operation, Plan, PlanError, WriteOptions};
 use mdstore::{Source, Store};
 
-use crate::cli::{GlobalArgs, RememberArgs, WriteScope};
+use crate::cli::{RememberArgs, WriteScope};
 use crate::failure::{Exit, Failure};
-use crate::index_hook;
-use crate::stores::{self, Scope, ScopedStore, WriteTarget};
 use crate::ui::Ui;
-use input::Parsed;
 
 /// One candidate's journey: its plan, then what happened.
 struct Item {
@@ -117,37 +114,76 @@ impl Outcome {
     }
 }
 
-/// The stores a run writes to: existing ones, and stand-ins for those that
-/// do not exist yet (created only when a confirmed write needs them).
-struct Targets {
-    store_of: BTreeMap<Scope, ScopedStore>,
-    missing: BTreeMap<Scope, PathBuf>,
-    stand_in: Option<tempfile::TempDir>,
+/// How a batch of candidates is planned, shown and written: as
+/// `remember`'s options say, or as `extract` asks.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// The store written to when a candidate names none (else the global
+    /// store with `--global`, else the workspace store).
+    pub scope: Option<Scope>,
+    pub expect_revision: Option<u64>,
+    pub force: bool,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub commit: bool,
+    /// What the candidates were read from when they came as JSON
+    /// (`--from-json`, a transcript): such candidates are refused alone,
+    /// are `inferred` unless they say otherwise, and may not be temporary.
+    pub from_json: Option<String>,
+    /// Report each candidate's outcome as JSON.
+    pub json: bool,
 }
 
-pub fn run(global: &GlobalArgs, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
+impl Batch {
+    /// `remember`'s options.
+    pub fn of(args: &RememberArgs) -> Batch {
+        Batch {
+            scope: args.scope.map(|scope| match scope {
+                WriteScope::Workspace => Scope::Workspace,
+                WriteScope::Global => Scope::Global,
+            }),
+            expect_revision: args.expect_revision,
+            force: args.force,
+            yes: args.yes,
+            dry_run: args.dry_run,
+            commit: args.commit,
+            from_json: args.from_json.clone(),
+            json: args.json,
+        }
+    }
+
+    /// Candidates read as JSON from `label`, with every other option off.
+    pub fn from_json(label: String) -> Batch {
+        Batch {
+            from_json: Some(label),
+            ..Batch::default()
+        }
+    }
+}
+
+pub fn run(config: &Config, ui: &Ui, args: RememberArgs) -> anyhow::Result<Exit> {
     let parsed = match &args.from_json {
         Some(source) => input::read_candidates(source)?,
         None => vec![Ok(input::candidate_from_args(&args)?)],
     };
-    Ok(run_batch(global, ui, &args, parsed)?.0)
+    Ok(run_batch(config, ui, &Batch::of(&args), parsed)?.0)
 }
 
-/// Classifies, shows, confirms and writes `parsed` as `args` say (`extract`
-/// hands its candidates over here, as if read by `--from-json`). Returns the
-/// exit code and each candidate's status as `--json` names it.
+/// Classifies, shows, confirms and writes `parsed` as `batch` says
+/// (`extract` hands its candidates over here, as if read by `--from-json`).
+/// Returns the exit code and each candidate's status as `--json` names it.
 pub fn run_batch(
-    global: &GlobalArgs,
+    config: &Config,
     ui: &Ui,
-    args: &RememberArgs,
+    batch: &Batch,
     parsed: Vec<Parsed>,
 ) -> anyhow::Result<(Exit, Vec<&'static str>)> {
-    let from_json = args.from_json.is_some();
-    let mut items = items(global, args, parsed);
+    let from_json = batch.from_json.is_some();
+    let mut items = items(config, batch, parsed);
     refuse_repeated_ids(&items)?;
-    let options = write_options(args);
-    let targets = open_targets(global, ui, args, &items)?;
-    let roots = display_roots(&targets.store_of, &targets.missing);
+    let options = write_options(batch);
+    let targets = targets::open_targets(config, ui, batch, &items)?;
+    let roots = targets::display_roots(&targets.store_of, &targets.missing);
 
     // Phase 1: classify and show. A person may take their time to confirm,
     // so a plan they see is made without the lock and made again under it;
@@ -157,22 +193,22 @@ pub fn run_batch(
     let mut budget_warnings = Vec::new();
     for (scope, scoped) in &targets.store_of {
         let store = &scoped.store;
-        if args.yes && !args.dry_run && !targets.missing.contains_key(scope) {
-            let mut txn = index_hook::begin(store)?;
+        if batch.yes && !batch.dry_run && !targets.missing.contains_key(scope) {
+            let mut txn = index_sink::begin(store)?;
             plan_scope(&mut items, *scope, store, from_json, |c| {
                 txn.plan(c, &options)
             })?;
             budget_warnings.extend(budget_warning(&items, *scope, txn.view()));
             held.insert(*scope, txn);
         } else {
-            let view = index_hook::view_for_write(store);
+            let view = index_sink::view_for_write(store);
             plan_scope(&mut items, *scope, store, from_json, |c| {
                 write::plan(store, &view, c, &options)
             })?;
             budget_warnings.extend(budget_warning(&items, *scope, &view));
         }
     }
-    if !args.json {
+    if !batch.json {
         for item in &items {
             if let Some(root) = roots.get(&item.scope) {
                 output::show_plan(ui, item, root);
@@ -184,20 +220,20 @@ pub fn run_batch(
     }
     let mut created = BTreeMap::new();
     if items.iter().any(|i| i.outcome.is_none()) {
-        if args.dry_run {
+        if batch.dry_run {
             set_pending(&mut items, Outcome::DryRun);
-        } else if !(args.yes || (ui.interactive && ui.confirm("Save?")?)) {
+        } else if !(batch.yes || (ui.interactive && ui.confirm("Save?")?)) {
             set_pending(&mut items, Outcome::NotConfirmed);
         } else {
-            created = create_needed(&targets, &items, ui)?;
+            created = targets::create_needed(&targets, &items, ui)?;
         }
     }
     let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
-    let exit = output::report(ui, &items, &roots, args, &catalog_failures)?;
+    let exit = output::report(ui, &items, &roots, batch.json, &catalog_failures)?;
     for (scope, scoped) in &targets.store_of {
         if let Some((message, paths)) = saved_in(&items, *scope) {
             let store = &created.get(scope).unwrap_or(scoped).store;
-            crate::git::commit::after_write(ui, store.root(), args.commit, &message, &paths);
+            crate::git::commit::after_write(ui, store.root(), batch.commit, &message, &paths);
         }
     }
     Ok((exit, items.iter().map(output::status_name).collect()))
@@ -227,11 +263,10 @@ fn saved_in(items: &[Item], scope: Scope) -> Option<(String, Vec<PathBuf>)> {
 /// The run's candidates, each with its store. A JSON candidate that cannot
 /// be read, or names an unknown scope, is refused alone; one set aside by
 /// `extract` is reported as dropped.
-fn items(global: &GlobalArgs, args: &RememberArgs, parsed: Vec<Parsed>) -> Vec<Item> {
-    let default_scope = match (args.scope, global.global) {
-        (Some(WriteScope::Global), _) | (None, true) => Scope::Global,
-        _ => Scope::Workspace,
-    };
+fn items(config: &Config, batch: &Batch, parsed: Vec<Parsed>) -> Vec<Item> {
+    let default_scope = batch
+        .scope
+        .unwrap_or_else(|| mdagent::stores::default_scope(config));
     let mut items = Vec::with_capacity(parsed.len());
     for (n, parsed) in parsed.into_iter().enumerate() {
         let (candidate, mut outcome) = match parsed {
@@ -255,7 +290,7 @@ fn items(global: &GlobalArgs, args: &RememberArgs, parsed: Vec<Parsed>) -> Vec<I
             Some(other) => {
                 outcome = Some(Outcome::bad_input(format!(
                     "{}: unknown scope {}: expected workspace or global",
-                    input::label_candidate(n, Some(&candidate.name)),
+                    label_candidate(n, Some(&candidate.name)),
                     quoted_or_hidden(other)
                 )));
                 default_scope
@@ -271,77 +306,21 @@ fn items(global: &GlobalArgs, args: &RememberArgs, parsed: Vec<Parsed>) -> Vec<I
     items
 }
 
-fn write_options(args: &RememberArgs) -> WriteOptions {
-    let from_json = args.from_json.is_some();
+fn write_options(batch: &Batch) -> WriteOptions {
+    let from_json = batch.from_json.is_some();
     WriteOptions {
-        force: args.force,
-        expect_revision: args.expect_revision,
-        refuse_temporary: from_json || args.yes,
+        force: batch.force,
+        expect_revision: batch.expect_revision,
+        refuse_temporary: from_json || batch.yes,
         default_source: if from_json {
             Source::Inferred
         } else {
             Source::User
         },
-        // Whole seconds, and fixed for the run, so that a plan made again
-        // under the lock renders the same bytes as the one shown.
-        now: Timestamp::from_second(Timestamp::now().as_second())
-            .unwrap_or_else(|_| Timestamp::now()),
+        // Fixed for the run: a plan made again under the lock renders the
+        // same bytes as the one shown.
+        now: mdstore::clock::now(),
     }
-}
-
-/// A store that does not exist yet is planned against an empty stand-in (no
-/// records, no tombstones: the same classification) and created only when a
-/// confirmed write needs it, so that a dry run, a refusal or an unconfirmed
-/// run leaves the disk as it was.
-fn open_targets(
-    global: &GlobalArgs,
-    ui: &Ui,
-    args: &RememberArgs,
-    items: &[Item],
-) -> anyhow::Result<Targets> {
-    let mut targets = Targets {
-        store_of: BTreeMap::new(),
-        missing: BTreeMap::new(),
-        stand_in: None,
-    };
-    let scopes: BTreeSet<Scope> = items
-        .iter()
-        .filter(|i| i.outcome.is_none())
-        .map(|i| i.scope)
-        .collect();
-    for scope in scopes {
-        match stores::write_target(global, scope)? {
-            WriteTarget::Existing(scoped) => {
-                targets.store_of.insert(scope, scoped);
-            }
-            WriteTarget::Missing { scope, dir } => {
-                if !args.dry_run {
-                    stores::confirm_creation(scope, &dir, ui, args.yes)?;
-                }
-                if targets.stand_in.is_none() {
-                    targets.stand_in = Some(
-                        tempfile::tempdir()
-                            .context("cannot create a temporary folder to plan in")?,
-                    );
-                }
-                let root = targets
-                    .stand_in
-                    .as_ref()
-                    .map(|d| d.path().join(scope.as_str()))
-                    .context("cannot create a temporary folder to plan in")?;
-                let store =
-                    Store::create(&root).context("cannot create a temporary folder to plan in")?;
-                ui.note(&format!(
-                    "The {} store {} does not exist yet; saving creates it.",
-                    scope.as_str(),
-                    dir.display()
-                ));
-                targets.store_of.insert(scope, ScopedStore { scope, store });
-                targets.missing.insert(scope, dir);
-            }
-        }
-    }
-    Ok(targets)
 }
 
 /// Plans every pending candidate of `scope`. From the command line a
@@ -362,12 +341,12 @@ fn plan_scope(
             Err(e) if from_json => {
                 item.outcome = Some(Outcome::bad_input(item.hide_name(&format!(
                     "{}: {}",
-                    input::label_candidate(n, Some(&item.candidate.name)),
-                    input::describe_plan_error(&e, true)
+                    label_candidate(n, Some(&item.candidate.name)),
+                    describe_plan_error(&e, true)
                 ))));
                 continue;
             }
-            Err(e) => return Err(Failure::bad_input(input::describe_plan_error(&e, false)).into()),
+            Err(e) => return Err(Failure::bad_input(describe_plan_error(&e, false)).into()),
         };
         match &plan.operation {
             Operation::Refused(refusal) => {
@@ -394,42 +373,6 @@ fn budget_warning(items: &[Item], scope: Scope, view: &StoreView) -> Option<Stri
         return None;
     }
     write::budget_warning_after(view, &pending)
-}
-
-/// Creates the missing stores that confirmed writes need. Each stays listed
-/// as missing, so that paths are shown under it, not under its stand-in.
-fn create_needed(
-    targets: &Targets,
-    items: &[Item],
-    ui: &Ui,
-) -> anyhow::Result<BTreeMap<Scope, ScopedStore>> {
-    let mut created = BTreeMap::new();
-    for (scope, dir) in &targets.missing {
-        if items
-            .iter()
-            .any(|i| i.scope == *scope && i.outcome.is_none())
-        {
-            created.insert(*scope, stores::create(*scope, dir, ui)?);
-        }
-    }
-    Ok(created)
-}
-
-/// The folder each scope's paths are shown under: the store, or where a
-/// missing one would be created.
-fn display_roots(
-    store_of: &BTreeMap<Scope, ScopedStore>,
-    missing: &BTreeMap<Scope, PathBuf>,
-) -> BTreeMap<Scope, PathBuf> {
-    store_of
-        .iter()
-        .map(|(scope, scoped)| {
-            let root = missing
-                .get(scope)
-                .map_or_else(|| scoped.store.root().to_path_buf(), Clone::clone);
-            (*scope, root)
-        })
-        .collect()
 }
 
 /// Two candidates of one batch for the same record would be shown as two
@@ -500,7 +443,7 @@ fn apply_all<'s>(
         let store = &created.get(scope).unwrap_or(scoped).store;
         let mut txn = match held.remove(scope) {
             Some(txn) => txn,
-            None if pending => index_hook::begin(store)?,
+            None if pending => index_sink::begin(store)?,
             None => continue,
         };
         for (n, item) in items.iter_mut().enumerate() {
@@ -508,9 +451,9 @@ fn apply_all<'s>(
                 write_item(&mut txn, item, options, n);
             }
         }
-        let committed = txn.commit(&mut index_hook::IndexSink(store));
+        let committed = txn.commit(&mut index_sink::IndexSink(store));
         match &committed.catalog {
-            Ok(Some(catalog)) => super::admin::note_preserved(ui, catalog),
+            Ok(Some(catalog)) => ui.note_catalog(catalog),
             Ok(None) => {}
             Err(e) => catalog_failures.push(catalog_failure(*scope, &committed.changed, e)),
         }
@@ -532,7 +475,7 @@ fn write_item(txn: &mut Transaction<'_>, item: &mut Item, options: &WriteOptions
             item.plan = shown;
             Outcome::bad_input(item.hide_name(&format!(
                 "{}: {e}",
-                input::label_candidate(n, Some(&item.candidate.name))
+                label_candidate(n, Some(&item.candidate.name))
             )))
         }
         Err(e @ WriteError::Io { .. }) => {

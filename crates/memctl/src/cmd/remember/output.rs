@@ -3,82 +3,39 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mdstore::guard::secrets::SecretFinding;
-use mdstore::write::{Operation, Place, Placed, Plan, Refusal};
+use mdagent::remember::{SECRET_HINT, refusal_message};
+use mdagent::stores::Scope;
+use mdstore::write::{Operation, Plan, Refusal};
 use serde_json::json;
 
 use super::{Item, Outcome};
-use crate::cli::RememberArgs;
 use crate::failure::Exit;
-use crate::stores::Scope;
 use crate::ui::{self, Style, Ui};
 
-/// Why a candidate holding a secret is refused: the rules and where they
-/// matched, never the secret, and not the id when the name holds it (the id
-/// is made of the name). The CLI and the MCP server say the same.
-pub fn secret_refusal(found: &[Placed<SecretFinding>], id: &str) -> String {
-    format!(
-        "{} looks like it holds a secret ({}); memory is not a place for secrets",
-        if found.iter().any(|f| f.place == Place::Name) {
-            "this candidate"
-        } else {
-            id
-        },
-        found
-            .iter()
-            .map(|f| format!("rule {} {}", f.finding.rule, f.place))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
+/// A refusal as the CLI reports it: the exit code (SPEC §10: a tombstone,
+/// a more trusted record and a revision mismatch are conflicts), the
+/// message, and what the person can do.
 pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
-    let (exit, message, hint) = match refusal {
-        Refusal::Secret(found) => (
+    let (exit, hint) = match refusal {
+        Refusal::Secret(_) => (Exit::BadInput, SECRET_HINT.to_string()),
+        Refusal::Temporary(_) => (
             Exit::BadInput,
-            secret_refusal(found, id),
-            Some("remove the secret and say where it lives instead (a vault, an env var)".to_string()),
+            "say it without the temporary part (only an interactive remember, without --yes or --from-json, saves it after a warning)".to_string(),
         ),
-        Refusal::Temporary(found) => (
-            Exit::BadInput,
-            format!(
-                "{id} reads as temporary ({}); memory is for what stays true",
-                found
-                    .iter()
-                    .map(|f| format!("{:?} {}", f.finding.phrase, f.place))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Some("say it without the temporary part (only an interactive remember, without --yes or --from-json, saves it after a warning)".to_string()),
-        ),
-        Refusal::Tombstone(tomb) => (
+        Refusal::Tombstone(_) => (Exit::Conflict, "pass --force to remember it again".to_string()),
+        Refusal::LowerTrust { .. } => (
             Exit::Conflict,
-            format!(
-                "{} was forgotten on {}{}",
-                tomb.id,
-                tomb.forgotten_at.strftime("%Y-%m-%d %H:%M UTC"),
-                tomb.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
-            ),
-            Some("pass --force to remember it again".to_string()),
+            "pass --force if the user really means to replace it, or --source user".to_string(),
         ),
-        Refusal::LowerTrust { existing, proposed } => (
+        Refusal::RevisionMismatch { .. } => (
             Exit::Conflict,
-            format!("{id} has source {existing}; a proposal with source {proposed} cannot overwrite it"),
-            Some("pass --force if the user really means to replace it, or --source user".to_string()),
-        ),
-        Refusal::RevisionMismatch { expected, actual } => (
-            Exit::Conflict,
-            match actual {
-                Some(actual) => format!("{id} is at revision {actual}, not {expected}; nothing was written"),
-                None => format!("{id} does not exist, so it is not at revision {expected}; nothing was written"),
-            },
-            Some(format!("read it again with `memctl show {id}` and retry")),
+            format!("read it again with `memctl show {id}` and retry"),
         ),
     };
     Outcome::Refused {
         exit,
-        message,
-        hint,
+        message: refusal_message(refusal, id),
+        hint: Some(hint),
     }
 }
 
@@ -142,7 +99,7 @@ pub fn report(
     ui: &Ui,
     items: &[Item],
     roots: &BTreeMap<Scope, PathBuf>,
-    args: &RememberArgs,
+    json: bool,
     catalog_failures: &[String],
 ) -> anyhow::Result<Exit> {
     let exit = items
@@ -164,7 +121,7 @@ pub fn report(
             );
         }
     };
-    if args.json {
+    if json {
         let rows: Vec<serde_json::Value> = items.iter().map(|item| json_row(item, roots)).collect();
         ui::print_json(&rows)?;
         print_catalog_failures();
@@ -205,14 +162,10 @@ pub fn report(
         .iter()
         .any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed)))
     {
-        if ui.interactive {
-            ui.error("not saved: declined at the prompt", None);
-        } else {
-            ui.error(
-                "not saved: there is no terminal to confirm on",
-                Some("pass --yes to save without asking, or --dry-run to only see the plan"),
-            );
-        }
+        ui.not_confirmed(
+            "not saved",
+            "pass --yes to save without asking, or --dry-run to only see the plan",
+        );
     }
     Ok(exit)
 }

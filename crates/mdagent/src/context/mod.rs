@@ -1,0 +1,88 @@
+//! What an agent sees before a turn (SPEC §8): the policy, each store's
+//! `MEMORY.md` at session start ([`read`]), and the records judged relevant
+//! to the prompt ([`choose`], `mdindex::relevance`), rendered
+//! ([`render`]) within a budget of characters ([`fit`]), each shown once a
+//! session ([`session`]).
+
+pub mod choose;
+pub mod fit;
+pub mod read;
+pub mod render;
+pub mod session;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::Config;
+use crate::stores::{self, StoreError};
+pub use render::{Catalogue, Context, POLICY, Recalled};
+
+/// Characters of output by default: Claude Code shows a hook's output of
+/// more than 10,000 characters only as a short preview.
+pub const DEFAULT_BUDGET: usize = 9_000;
+
+/// Records shown at most, by default.
+pub const DEFAULT_MAX: usize = 5;
+
+/// Hits weighed before the relevance judgement when at most `max` records
+/// are shown: twice as many, and never fewer than ten, so that a record
+/// the judgement passes is rarely ranked out before it.
+pub const fn candidates(max: usize) -> usize {
+    let twice = max * 2;
+    if twice > 10 { twice } else { 10 }
+}
+
+/// What to gather.
+#[derive(Debug, Default)]
+pub struct Ask<'a> {
+    pub prompt: Option<&'a str>,
+    pub session_start: bool,
+    pub max: usize,
+    /// Keys (`scope:id`, [`key`]) not to show again.
+    pub already_shown: HashSet<String>,
+}
+
+/// Why the context could not be gathered.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error(transparent)]
+    Stores(#[from] StoreError),
+    #[error("cannot read {}", path.display())]
+    ReadCatalogue {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot search the {scope} store {}", root.display())]
+    Search {
+        scope: &'static str,
+        root: PathBuf,
+        #[source]
+        source: Box<mdindex::Error>,
+    },
+}
+
+/// The context for `ask` from every store this folder reads (none: empty).
+pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
+    let stores = stores::read_stores(config)?;
+    let mut context = Context {
+        policy: POLICY,
+        ..Context::default()
+    };
+    if ask.session_start {
+        for scoped in &stores {
+            if let Some(catalogue) = read::catalogue(scoped)? {
+                context.catalogues.push(catalogue);
+            }
+        }
+    }
+    if let Some(query) = ask.prompt.and_then(mdindex::relevance::prompt_query) {
+        context.records = choose::recall(&stores, &query, ask, &mut context.warnings)?;
+    }
+    Ok(context)
+}
+
+/// The key of a record in session state.
+pub fn key(scope: &str, id: &str) -> String {
+    format!("{scope}:{id}")
+}

@@ -1,0 +1,65 @@
+//! Where writes meet the search index: the header view a write plans from,
+//! and the sink that tells the index which files a write changed, so that
+//! it never lags memctl's own writes.
+
+use std::path::PathBuf;
+
+use mdindex::Index;
+use mdstore::Store;
+use mdstore::lock::{self, LockError};
+use mdstore::txn::{ChangeSink, Transaction};
+use mdstore::view::StoreView;
+
+/// Starts a write to `store`: its lock (waited for as `MEMCTL_LOCK_TIMEOUT_MS`
+/// says) and the view the write plans from.
+pub fn begin(store: &Store) -> Result<Transaction<'_>, LockError> {
+    Transaction::begin(store, lock::timeout_from_env(), view_for_write)
+}
+
+/// The search index of a store, told of each transaction's changes.
+pub struct IndexSink<'a>(pub &'a Store);
+
+impl ChangeSink for IndexSink<'_> {
+    fn changed(&mut self, rel_paths: &[PathBuf]) {
+        after_write(self.0, rel_paths);
+    }
+}
+
+/// Tells the index that memctl itself changed these record paths, so that it
+/// never lags its own writes. An index that does not exist yet is left for
+/// the next search to build. Failures are not fatal: the files are the
+/// truth, and the next search compares them with the index anyway.
+fn after_write(store: &Store, rel_paths: &[PathBuf]) {
+    if rel_paths.is_empty() {
+        return;
+    }
+    let cache = mdindex::cache_dir_from_env();
+    let Ok(mut index) = Index::open_existing(store, &cache) else {
+        return;
+    };
+    for rel_path in rel_paths {
+        if let Err(e) = index.note_changed(rel_path) {
+            eprintln!(
+                "warning: the search index was not updated ({e}); the next search will catch up"
+            );
+            return;
+        }
+    }
+}
+
+/// The header view a write plans from: from the search index when one is
+/// usable (synced first, so it matches the files now: cheap with a watcher,
+/// a stat of every file without), else from reading every header. A write
+/// never builds an index; the next search does.
+pub fn view_for_write(store: &Store) -> StoreView {
+    let from_index = || -> Option<Vec<mdstore::Summary>> {
+        let cache = mdindex::cache_dir_from_env();
+        let mut index = Index::open_existing(store, &cache).ok()?;
+        index.sync().ok()?;
+        index.summaries().ok()
+    };
+    match from_index() {
+        Some(summaries) => StoreView::from_summaries(store, summaries),
+        None => StoreView::load(store),
+    }
+}

@@ -1,0 +1,258 @@
+//! Finding the stores a command acts on (SPEC §1, §9): the workspace store
+//! named by the caller ([`Config::store`]) or `MEMCTL_STORE`, else the
+//! nearest `.memory/` above the current folder; and the global store.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use mdstore::Store;
+
+use crate::{Config, Kind};
+
+/// The folder name of a workspace store.
+pub const WORKSPACE_DIR: &str = ".memory";
+
+pub use mdstore::Scope;
+
+/// A store a command reads or writes, with its scope.
+#[derive(Clone, Debug)]
+pub struct ScopedStore {
+    pub scope: Scope,
+    pub store: Store,
+}
+
+/// Why the stores cannot be found, opened or created. `named` says how
+/// the caller named the folder (`--store DIR`, `MEMCTL_STORE=DIR`).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "cannot find the global store: neither MEMCTL_GLOBAL_DIR, XDG_DATA_HOME nor HOME is set"
+    )]
+    NoGlobalDir,
+    #[error("{named}: no such folder")]
+    NoSuchFolder { named: String, dir: PathBuf },
+    #[error("{named}: a file, not a folder; a store is a folder")]
+    NotAFolder { named: String, dir: PathBuf },
+    #[error("{named}: no such folder, and named like a Markdown file; a store is a folder")]
+    NamedLikeMarkdown { named: String, dir: PathBuf },
+    #[error(
+        "no workspace store here: no `.memory/` folder above this one, and no git repository to put one in"
+    )]
+    NoWorkspace,
+    #[error("cannot read the current folder")]
+    CurrentDir(#[source] io::Error),
+    #[error("cannot open the store at {}", dir.display())]
+    Open {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot create the {} store at {}", scope.as_str(), dir.display())]
+    Create {
+        scope: Scope,
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl StoreError {
+    pub fn kind(&self) -> Kind {
+        match self {
+            StoreError::CurrentDir(_) | StoreError::Open { .. } | StoreError::Create { .. } => {
+                Kind::Internal
+            }
+            _ => Kind::BadInput,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            StoreError::NoSuchFolder { dir, .. } => Some(format!(
+                "create it with `memctl init --store {}`",
+                dir.display()
+            )),
+            StoreError::NotAFolder { dir, .. } | StoreError::NamedLikeMarkdown { dir, .. } => {
+                Some(folder_hint(dir))
+            }
+            StoreError::NoWorkspace => Some(
+                "run `memctl init` in your project's root, pass --store DIR, or use --global"
+                    .to_string(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+fn folder_hint(dir: &Path) -> String {
+    match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => format!(
+            "pass the folder that holds the records and MEMORY.md, such as --store {}",
+            parent.display()
+        ),
+        None => "pass the folder that holds the records and MEMORY.md".to_string(),
+    }
+}
+
+/// The global store's folder: `$MEMCTL_GLOBAL_DIR`, else
+/// `$XDG_DATA_HOME/memctl/global`, else `~/.local/share/memctl/global`.
+pub fn global_dir() -> Result<PathBuf, StoreError> {
+    if let Some(dir) = non_empty_env("MEMCTL_GLOBAL_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = non_empty_env("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(dir).join("memctl/global"));
+    }
+    let home = non_empty_env("HOME").ok_or(StoreError::NoGlobalDir)?;
+    Ok(PathBuf::from(home).join(".local/share/memctl/global"))
+}
+
+fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// The workspace store folder named by [`Config::store`], else by
+/// `MEMCTL_STORE` (empty counts as unset, as for every other variable
+/// here), with how it was named, for messages.
+pub fn named_workspace_dir(config: &Config) -> Option<(PathBuf, String)> {
+    if let Some(dir) = &config.store {
+        return Some((dir.clone(), format!("--store {}", dir.display())));
+    }
+    let dir = PathBuf::from(non_empty_env("MEMCTL_STORE")?);
+    let named = format!("MEMCTL_STORE={}", dir.display());
+    Some((dir, named))
+}
+
+/// How the user named the workspace store folder `dir`, for messages.
+pub fn named(config: &Config, dir: &Path) -> String {
+    named_workspace_dir(config).map_or_else(|| dir.display().to_string(), |(_, named)| named)
+}
+
+/// The error for a named workspace store folder that is not a folder.
+fn no_such_store(config: &Config, dir: &Path) -> StoreError {
+    let named = named(config, dir);
+    if let Err(e) = refuse_file_as_store(&named, dir) {
+        return e;
+    }
+    StoreError::NoSuchFolder {
+        named,
+        dir: dir.to_path_buf(),
+    }
+}
+
+/// A store is a folder: refuses a file given as one (a record or
+/// `MEMORY.md`, say), and a new store named like a Markdown file, which
+/// would be mistaken for a record. `named` says how the user named `dir`.
+pub fn refuse_file_as_store(named: &str, dir: &Path) -> Result<(), StoreError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(StoreError::NotAFolder {
+            named: named.to_string(),
+            dir: dir.to_path_buf(),
+        });
+    }
+    let markdown_name = dir
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !dir.exists() && markdown_name {
+        return Err(StoreError::NamedLikeMarkdown {
+            named: named.to_string(),
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The workspace store folder if one is named or found; it may not exist
+/// when named with [`Config::store`] or `MEMCTL_STORE`.
+pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
+    if let Some((dir, _)) = named_workspace_dir(config) {
+        return Ok(Some(dir));
+    }
+    let cwd = std::env::current_dir().map_err(StoreError::CurrentDir)?;
+    Ok(cwd
+        .ancestors()
+        .map(|a| a.join(WORKSPACE_DIR))
+        .find(|candidate| candidate.is_dir()))
+}
+
+/// The stores a read command covers: the workspace store if there is one and
+/// the global store if it exists, unless [`Config::global`] narrows it.
+pub fn read_stores(config: &Config) -> Result<Vec<ScopedStore>, StoreError> {
+    let mut stores = Vec::new();
+    if !config.global
+        && let Some(dir) = workspace_dir(config)?
+    {
+        if !dir.is_dir() {
+            return Err(no_such_store(config, &dir));
+        }
+        stores.push(open(Scope::Workspace, &dir)?);
+    }
+    let global = global_dir()?;
+    if global.is_dir() {
+        stores.push(open(Scope::Global, &global)?);
+    }
+    Ok(stores)
+}
+
+fn open(scope: Scope, dir: &Path) -> Result<ScopedStore, StoreError> {
+    let store = Store::open(dir).map_err(|source| StoreError::Open {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(ScopedStore { scope, store })
+}
+
+/// The scope a write goes to by default: the global store with
+/// [`Config::global`], else the workspace store.
+pub fn default_scope(config: &Config) -> Scope {
+    if config.global {
+        Scope::Global
+    } else {
+        Scope::Workspace
+    }
+}
+
+/// Where a write goes: a store that exists, or the folder that a confirmed
+/// write creates it in.
+#[derive(Clone, Debug)]
+pub enum WriteTarget {
+    Existing(ScopedStore),
+    Missing { scope: Scope, dir: PathBuf },
+}
+
+/// The store a write goes to (SPEC §9), without creating or asking anything:
+/// the named workspace store (which must exist), else the nearest
+/// `.memory/` above, else `.memory/` at the git root; or the global store.
+pub fn write_target(config: &Config, scope: Scope) -> Result<WriteTarget, StoreError> {
+    if scope == Scope::Global {
+        let dir = global_dir()?;
+        if dir.is_dir() {
+            return Ok(WriteTarget::Existing(open(scope, &dir)?));
+        }
+        return Ok(WriteTarget::Missing { scope, dir });
+    }
+    if let Some(dir) = workspace_dir(config)? {
+        if dir.is_dir() {
+            return Ok(WriteTarget::Existing(open(scope, &dir)?));
+        }
+        return Err(no_such_store(config, &dir));
+    }
+    let cwd = std::env::current_dir().map_err(StoreError::CurrentDir)?;
+    let Some(git_root) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
+        return Err(StoreError::NoWorkspace);
+    };
+    Ok(WriteTarget::Missing {
+        scope,
+        dir: git_root.join(WORKSPACE_DIR),
+    })
+}
+
+/// Creates the missing store of a confirmed write.
+pub fn create(scope: Scope, dir: &Path) -> Result<ScopedStore, StoreError> {
+    let store = Store::create(dir).map_err(|source| StoreError::Create {
+        scope,
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(ScopedStore { scope, store })
+}

@@ -1,0 +1,263 @@
+//! The compiled model: what `install` writes once, so that every later load
+//! is a few plain reads with nothing to unpack or build. It is an
+//! uncompressed zip (NumPy can read its `.npy` members) of a manifest, the
+//! tokenizer (its piece trie, scores, types and character map), the dense
+//! weights as the package names them, the packed embedding table and the
+//! package's LICENSE. Zip's per-member CRC-32 is checked on every member
+//! read in full; the table is read a row at a time, so [`verify`] checks it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use zip::write::SimpleFileOptions;
+
+use crate::error::{Error, Result};
+use crate::npy::{Array, Dtype};
+use crate::source::{self, SourceFiles};
+use crate::spm::{TokenizerParts, TokenizerSpec};
+use crate::table::{self, ROW_BYTES, Table};
+use crate::weights::{self, EPS, TABLE_ROWS};
+
+/// The compiled format's version: a file of another one is refused.
+pub(crate) const FORMAT: u32 = 1;
+/// The model's name in manifests and folder names.
+pub const MODEL_NAME: &str = "use-multilingual-v3";
+
+const MANIFEST: &str = "manifest.json";
+const TRIE: &str = "tokenizer/pieces.fst";
+const SCORES: &str = "tokenizer/scores.npy";
+const KINDS: &str = "tokenizer/types.npy";
+const CHARSMAP: &str = "tokenizer/charsmap.bin";
+const TABLE: &str = "table.bin";
+const LICENSE: &str = "LICENSE";
+
+#[derive(Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    model: String,
+    package: String,
+    version: String,
+    wheel_sha256: String,
+    tokenizer: TokenizerSpec,
+}
+
+/// Everything the model is made of, from whichever form it was read.
+pub(crate) struct ModelParts {
+    pub tokenizer: TokenizerParts,
+    /// The dense arrays and `eps`, by the package's names.
+    pub arrays: HashMap<String, Array>,
+    pub table: Table,
+    pub license: Option<Vec<u8>>,
+}
+
+impl ModelParts {
+    /// The parts of the registry package's files.
+    pub(crate) fn from_source(files: SourceFiles) -> Result<ModelParts> {
+        let origin = &files.origin;
+        let tokenizer = TokenizerParts::from_sentencepiece(&files.sp_model)
+            .map_err(|e| Error::format(origin, "sp.model", e))?;
+        let packed =
+            table::pack(&files.arrays).map_err(|e| Error::format(origin, "weights.npz", e))?;
+        let mut arrays = files.arrays;
+        arrays.retain(|name, _| {
+            name == EPS || weights::dense_shapes().iter().any(|(n, _)| n == name)
+        });
+        Ok(ModelParts {
+            tokenizer,
+            arrays,
+            table: Table::Memory {
+                bytes: packed,
+                path: origin.clone(),
+            },
+            license: files.license,
+        })
+    }
+}
+
+/// Writes `parts` as a compiled model at `path` (through a temporary file
+/// beside it, renamed into place: never half-written).
+pub(crate) fn write(path: &Path, parts: &ModelParts) -> Result<()> {
+    let Table::Memory { bytes: table, .. } = &parts.table else {
+        return Err(Error::format(
+            path,
+            "",
+            "only a model read from the package is compiled",
+        ));
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // Readable by all, as any installed data file (a temporary file is 0600).
+    let temporary = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    let io = |e: zip::result::ZipError| Error::format(path, "", format!("writing: {e}"));
+    let mut zip = zip::ZipWriter::new(temporary.as_file());
+    let stored = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(false);
+    let manifest = Manifest {
+        format: FORMAT,
+        model: MODEL_NAME.to_string(),
+        package: source::PACKAGE.to_string(),
+        version: source::VERSION.to_string(),
+        wheel_sha256: source::WHEEL_SHA256.to_string(),
+        tokenizer: parts.tokenizer.spec.clone(),
+    };
+    let tokenizer = &parts.tokenizer;
+    let manifest = serde_json::to_vec_pretty(&manifest)
+        .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
+    let mut members: Vec<(String, Vec<u8>)> = vec![
+        (MANIFEST.into(), manifest),
+        (TRIE.into(), tokenizer.trie.clone()),
+        (
+            SCORES.into(),
+            Array::from_f32s(vec![tokenizer.scores.len()], &tokenizer.scores).to_bytes(),
+        ),
+        (
+            KINDS.into(),
+            Array {
+                dtype: Dtype::U8,
+                shape: vec![tokenizer.kinds.len()],
+                data: tokenizer.kinds.clone(),
+            }
+            .to_bytes(),
+        ),
+        (CHARSMAP.into(), tokenizer.charsmap.clone()),
+    ];
+    let mut names: Vec<&String> = parts.arrays.keys().collect();
+    names.sort();
+    for name in names {
+        members.push((format!("{name}.npy"), parts.arrays[name].to_bytes()));
+    }
+    if let Some(license) = &parts.license {
+        members.push((LICENSE.into(), license.clone()));
+    }
+    for (name, bytes) in members
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .chain([(TABLE, table.as_slice())])
+    {
+        zip.start_file(name, stored).map_err(io)?;
+        zip.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    }
+    zip.finish().map_err(io)?;
+    temporary
+        .as_file()
+        .sync_all()
+        .map_err(|e| Error::io(path, e))?;
+    temporary
+        .persist(path)
+        .map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// Is this a compiled model (a zip with our manifest)?
+pub(crate) fn is_compiled(path: &Path) -> bool {
+    File::open(path)
+        .ok()
+        .and_then(|f| zip::ZipArchive::new(f).ok())
+        .is_some_and(|a| a.index_for_name(MANIFEST).is_some())
+}
+
+/// Reads a compiled model: everything but the table, which stays in the
+/// file and is read a row at a time.
+pub(crate) fn read(path: &Path) -> Result<ModelParts> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut archive = zip::ZipArchive::new(file)
+        .map_err(|e| Error::format(path, "", format!("not a compiled model (zip): {e}")))?;
+    let mut member = |name: &str| -> Result<Vec<u8>> {
+        let mut entry = archive
+            .by_name(name)
+            .map_err(|e| Error::format(path, name, format!("missing: {e}")))?;
+        let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0).min(1 << 26));
+        entry
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::format(path, name, format!("damaged: {e}")))?;
+        Ok(bytes)
+    };
+    let manifest: Manifest = serde_json::from_slice(&member(MANIFEST)?)
+        .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
+    if manifest.format != FORMAT || manifest.model != MODEL_NAME {
+        return Err(Error::format(
+            path,
+            MANIFEST,
+            format!(
+                "format {} of model {:?}; this memctl reads format {FORMAT} of {MODEL_NAME:?} (install the model again)",
+                manifest.format, manifest.model
+            ),
+        ));
+    }
+    let array =
+        |name: &str, bytes: Vec<u8>| Array::parse(bytes).map_err(|e| Error::format(path, name, e));
+    let scores = array(SCORES, member(SCORES)?)?;
+    let kinds = array(KINDS, member(KINDS)?)?;
+    let tokenizer = TokenizerParts {
+        trie: member(TRIE)?,
+        scores: scores
+            .f32s()
+            .ok_or_else(|| Error::format(path, SCORES, "not f32"))?,
+        kinds: (kinds.dtype == Dtype::U8)
+            .then_some(kinds.data)
+            .ok_or_else(|| Error::format(path, KINDS, "not u8"))?,
+        charsmap: member(CHARSMAP)?,
+        spec: manifest.tokenizer,
+    };
+    let mut arrays = HashMap::new();
+    for name in weights::dense_shapes()
+        .into_iter()
+        .map(|(n, _)| n)
+        .chain([EPS.to_string()])
+    {
+        let member_name = format!("{name}.npy");
+        arrays.insert(name, array(&member_name, member(&member_name)?)?);
+    }
+    let offset = table_offset(&mut archive, path)?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(ModelParts {
+        tokenizer,
+        arrays,
+        table: Table::File {
+            file,
+            path: PathBuf::from(path),
+            offset,
+        },
+        license: None,
+    })
+}
+
+/// Where the stored table's rows start, after checking its size.
+fn table_offset(archive: &mut zip::ZipArchive<File>, path: &Path) -> Result<u64> {
+    let entry = archive
+        .by_name(TABLE)
+        .map_err(|e| Error::format(path, TABLE, format!("missing: {e}")))?;
+    let expected = (TABLE_ROWS * ROW_BYTES) as u64;
+    if entry.compression() != zip::CompressionMethod::Stored || entry.size() != expected {
+        return Err(Error::format(
+            path,
+            TABLE,
+            format!(
+                "{} bytes, compressed or not; expected {expected} stored",
+                entry.size()
+            ),
+        ));
+    }
+    Ok(entry.data_start())
+}
+
+/// Reads every member of a compiled model in full, so that zip checks each
+/// one's CRC-32, the table's included.
+pub(crate) fn verify(path: &Path) -> Result<()> {
+    read(path)?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut archive =
+        zip::ZipArchive::new(file).map_err(|e| Error::format(path, "", e.to_string()))?;
+    let mut entry = archive
+        .by_name(TABLE)
+        .map_err(|e| Error::format(path, TABLE, e.to_string()))?;
+    std::io::copy(&mut entry, &mut std::io::sink())
+        .map_err(|e| Error::format(path, TABLE, format!("damaged: {e}")))?;
+    Ok(())
+}

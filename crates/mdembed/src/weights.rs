@@ -1,0 +1,210 @@
+//! The model's arrays: which ones it has and their shapes (one list, checked
+//! the same way for the package's `weights.npz` and for a compiled model),
+//! and the dense weights arranged for the forward pass.
+
+use std::collections::HashMap;
+
+use std::ops::Range;
+
+use ndarray::{Array1, Array2, ArrayViewMut2, Axis, Slice};
+
+use crate::npy::{Array, Dtype};
+
+/// Width of a token embedding and of the sentence embedding.
+pub const DIM: usize = 512;
+/// Width of each CNN branch.
+pub(crate) const CNN_DIM: usize = 256;
+/// The embedding table is stored in this many interleaved chunks (`q1` …
+/// `q17`; piece `id` is row `id / 17` of chunk `id % 17`), each quantized
+/// to 6 bits with its own scale and offset.
+pub(crate) const CHUNKS: usize = 17;
+pub(crate) const CHUNK_ROWS: usize = 7530;
+pub(crate) const TABLE_ROWS: usize = CHUNKS * CHUNK_ROWS;
+pub(crate) const TABLE_BITS: i8 = 6;
+/// The CNN branches: n-gram order and how many tokens of left context.
+pub(crate) const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
+/// The input of the last layer norm: the raw embedding and three branches.
+pub(crate) const FEATURES: usize = DIM + ORDERS.len() * CNN_DIM;
+
+/// Every dense `f32` array of the model and its shape.
+pub(crate) fn dense_shapes() -> Vec<(String, Vec<usize>)> {
+    let mut shapes = Vec::new();
+    for (order, _) in ORDERS {
+        let window = order * CNN_DIM;
+        for (name, shape) in [
+            ("proj", vec![DIM, CNN_DIM]),
+            ("proj_b", vec![CNN_DIM]),
+            ("ln_g", vec![CNN_DIM]),
+            ("ln_b", vec![CNN_DIM]),
+            ("w1_", vec![window, CNN_DIM]),
+            ("b1_", vec![CNN_DIM]),
+            ("w2_", vec![window, CNN_DIM]),
+            ("b2_", vec![CNN_DIM]),
+        ] {
+            shapes.push((format!("{name}{order}"), shape));
+        }
+    }
+    for (name, shape) in [
+        ("ln_g", vec![FEATURES]),
+        ("ln_b", vec![FEATURES]),
+        ("cnn_W", vec![FEATURES, DIM]),
+        ("cnn_b", vec![DIM]),
+        ("d0", vec![DIM, 320]),
+        ("d1", vec![320, 320]),
+        ("p1", vec![DIM, 320]),
+        ("d2", vec![320, DIM]),
+        ("p3", vec![320, DIM]),
+        ("d3", vec![DIM, DIM]),
+        ("lo", vec![CHUNKS]),
+        ("scale", vec![CHUNKS]),
+    ] {
+        shapes.push((name.to_string(), shape));
+    }
+    shapes
+}
+
+/// The name of the scalar array holding the layer norms' epsilon.
+pub(crate) const EPS: &str = "eps";
+
+/// Checks one array against what the model needs of it; the error names it.
+pub(crate) fn check(
+    name: &str,
+    array: &Array,
+    dtype: Dtype,
+    shape: &[usize],
+) -> Result<(), String> {
+    if array.dtype != dtype || array.shape != shape {
+        return Err(format!(
+            "{name}: {:?} {:?}, expected {dtype:?} {shape:?}",
+            array.dtype, array.shape
+        ));
+    }
+    Ok(())
+}
+
+/// One CNN branch, its two convolutions laid out "shifted": for window
+/// slot `k`, columns `k*256 .. (k+1)*256` hold the rows of the original
+/// `(order*256, 256)` matrix that multiply slot `k`, so one product of all
+/// tokens with it gives every slot's contribution at once.
+pub(crate) struct Branch {
+    pub order: usize,
+    pub left: usize,
+    pub w1: Array2<f32>,
+    pub b1: Array1<f32>,
+    pub w2: Array2<f32>,
+    pub b2: Array1<f32>,
+}
+
+/// The dense weights, arranged for [`crate::encoder`].
+pub(crate) struct Weights {
+    /// The three branches' input projections side by side: `(512, 768)`.
+    pub proj: Array2<f32>,
+    pub proj_b: Array1<f32>,
+    /// The layer norm over all 768 projected values (as the package
+    /// computes it: one norm over the three branches together).
+    pub proj_ln_g: Array1<f32>,
+    pub proj_ln_b: Array1<f32>,
+    pub branches: Vec<Branch>,
+    pub ln_g: Array1<f32>,
+    pub ln_b: Array1<f32>,
+    pub cnn_w: Array2<f32>,
+    pub cnn_b: Array1<f32>,
+    pub d0: Array2<f32>,
+    pub d1: Array2<f32>,
+    pub p1: Array2<f32>,
+    pub d2: Array2<f32>,
+    pub p3: Array2<f32>,
+    pub d3: Array2<f32>,
+    pub eps: f32,
+    pub scale: [f32; CHUNKS],
+    pub lo: [f32; CHUNKS],
+}
+
+impl Weights {
+    /// Builds the weights from checked arrays (every name of
+    /// [`dense_shapes`] and [`EPS`]); the error names a missing or
+    /// wrong one.
+    pub(crate) fn from_arrays(arrays: &HashMap<String, Array>) -> Result<Weights, String> {
+        let mut values: HashMap<&str, Vec<f32>> = HashMap::new();
+        let shapes = dense_shapes();
+        for (name, shape) in &shapes {
+            let array = arrays.get(name).ok_or_else(|| format!("{name}: missing"))?;
+            check(name, array, Dtype::F32, shape)?;
+            let floats = array.f32s().ok_or_else(|| format!("{name}: not f32"))?;
+            if floats.iter().any(|v| !v.is_finite()) {
+                return Err(format!("{name}: holds a value that is not a finite number"));
+            }
+            values.insert(name, floats);
+        }
+        let eps = arrays
+            .get(EPS)
+            .and_then(Array::f64_scalar)
+            .filter(|e| e.is_finite() && *e > 0.0)
+            .ok_or_else(|| format!("{EPS}: missing or not a positive f64 scalar"))?;
+        let mut take = |name: &str| values.remove(name).unwrap_or_default();
+        let matrix = |v: Vec<f32>, rows: usize, cols: usize| {
+            Array2::from_shape_vec((rows, cols), v).map_err(|e| e.to_string())
+        };
+        let mut proj = Array2::zeros((DIM, ORDERS.len() * CNN_DIM));
+        let mut proj_b = Vec::new();
+        let mut proj_ln_g = Vec::new();
+        let mut proj_ln_b = Vec::new();
+        let mut branches = Vec::new();
+        for (i, (order, left)) in ORDERS.into_iter().enumerate() {
+            let part = matrix(take(&format!("proj{order}")), DIM, CNN_DIM)?;
+            columns_mut(&mut proj, i * CNN_DIM..(i + 1) * CNN_DIM).assign(&part);
+            proj_b.extend(take(&format!("proj_b{order}")));
+            proj_ln_g.extend(take(&format!("ln_g{order}")));
+            proj_ln_b.extend(take(&format!("ln_b{order}")));
+            let w1 = matrix(take(&format!("w1_{order}")), order * CNN_DIM, CNN_DIM)?;
+            let w2 = matrix(take(&format!("w2_{order}")), order * CNN_DIM, CNN_DIM)?;
+            branches.push(Branch {
+                order,
+                left,
+                w1: shifted(&w1, order),
+                b1: Array1::from(take(&format!("b1_{order}"))),
+                w2: shifted(&w2, order),
+                b2: Array1::from(take(&format!("b2_{order}"))),
+            });
+        }
+        let chunked =
+            |v: Vec<f32>| <[f32; CHUNKS]>::try_from(v).map_err(|_| "17 values".to_string());
+        Ok(Weights {
+            proj,
+            proj_b: Array1::from(proj_b),
+            proj_ln_g: Array1::from(proj_ln_g),
+            proj_ln_b: Array1::from(proj_ln_b),
+            branches,
+            ln_g: Array1::from(take("ln_g")),
+            ln_b: Array1::from(take("ln_b")),
+            cnn_w: matrix(take("cnn_W"), FEATURES, DIM)?,
+            cnn_b: Array1::from(take("cnn_b")),
+            d0: matrix(take("d0"), DIM, 320)?,
+            d1: matrix(take("d1"), 320, 320)?,
+            p1: matrix(take("p1"), DIM, 320)?,
+            d2: matrix(take("d2"), 320, DIM)?,
+            p3: matrix(take("p3"), 320, DIM)?,
+            d3: matrix(take("d3"), DIM, DIM)?,
+            eps: eps as f32,
+            scale: chunked(take("scale"))?,
+            lo: chunked(take("lo"))?,
+        })
+    }
+}
+
+/// `(order*256, 256)` to `(256, order*256)`, slot `k`'s rows as columns
+/// block `k`.
+fn shifted(w: &Array2<f32>, order: usize) -> Array2<f32> {
+    let mut out = Array2::zeros((CNN_DIM, order * CNN_DIM));
+    for k in 0..order {
+        let block = k * CNN_DIM..(k + 1) * CNN_DIM;
+        columns_mut(&mut out, block.clone()).assign(&w.slice_axis(Axis(0), Slice::from(block)));
+    }
+    out
+}
+
+/// Columns `range` of `a`. (ndarray's `s!` macro cannot be used: it
+/// expands to an `allow(unsafe_code)` that the crate's `forbid` refuses.)
+pub(crate) fn columns_mut(a: &mut Array2<f32>, range: Range<usize>) -> ArrayViewMut2<'_, f32> {
+    a.slice_axis_mut(Axis(1), Slice::from(range))
+}

@@ -1,0 +1,52 @@
+//! `memctl init`: create a store (`.memory/` here, the named folder, or the
+//! global store) and generate its `MEMORY.md` (SPEC §9).
+
+use anyhow::Context;
+use mdagent::Config;
+use mdagent::stores::{self, WORKSPACE_DIR};
+use mdstore::lock::{self, StoreLock};
+use mdstore::view::StoreView;
+use mdstore::{Store, catalog};
+
+use crate::cli::InitArgs;
+use crate::failure::Exit;
+use crate::ui::Ui;
+
+pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
+    let dir = if config.global {
+        stores::global_dir()?
+    } else if let Some((dir, _)) = stores::named_workspace_dir(config) {
+        dir
+    } else {
+        std::env::current_dir()
+            .context("cannot read the current folder")?
+            .join(WORKSPACE_DIR)
+    };
+    let named = if config.global {
+        dir.display().to_string()
+    } else {
+        stores::named(config, &dir)
+    };
+    stores::refuse_file_as_store(&named, &dir)?;
+    let existed = dir.is_dir();
+    let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())?;
+    let view = StoreView::load(&store);
+    let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
+    ui.note_catalog(&catalog);
+    crate::git::attributes::ensure_in_repo(ui, store.root());
+    let what = stores::default_scope(config).as_str();
+    if existed {
+        ui.note(&format!(
+            "The {what} store {} already exists ({} records).",
+            store.root().display(),
+            view.summaries.len()
+        ));
+    } else {
+        ui.note(&format!(
+            "Created the {what} store {}.",
+            store.root().display()
+        ));
+    }
+    Ok(Exit::Ok)
+}
