@@ -6,7 +6,7 @@
 //! time), and `memctl reindex` of the same store for comparison.
 //!
 //! `cargo run --release -p memctl-bench --bin dream_bench -- [--sizes 10000,100000]
-//! [--generator users|salad] [--keep DIR] [--memctl BIN]…`
+//! [--generator users|salad] [--keep DIR] [--memctl BIN]… [--runs 3]`
 //!
 //! `--generator users` (the default) writes records as people write
 //! memories, 5% in Chinese, Japanese or Korean (src/users.rs); `salad` the
@@ -47,6 +47,7 @@ struct Options {
     generator: Generator,
     keep: Option<PathBuf>,
     memctl: Vec<PathBuf>,
+    runs: usize,
 }
 
 fn options() -> anyhow::Result<Options> {
@@ -55,6 +56,7 @@ fn options() -> anyhow::Result<Options> {
         generator: Generator::Users,
         keep: None,
         memctl: Vec::new(),
+        runs: 3,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -80,6 +82,12 @@ fn options() -> anyhow::Result<Options> {
             }
             "--keep" => options.keep = Some(PathBuf::from(value()?)),
             "--memctl" => options.memctl.push(PathBuf::from(value()?)),
+            "--runs" => {
+                options.runs = match value()?.parse() {
+                    Ok(n) if n > 0 => n,
+                    _ => bail!("--runs needs a whole number above 0"),
+                }
+            }
             other => bail!(
                 "unknown argument {other:?} (see the doc comment of crates/bench/src/bin/dream_bench.rs)"
             ),
@@ -117,7 +125,7 @@ fn main() -> anyhow::Result<()> {
         stores.push(root);
     }
     if !options.memctl.is_empty() {
-        whole_processes(&options.memctl, &stores, &base.join("cache"))?;
+        whole_processes(&options, &stores, &base.join("cache"))?;
     }
     Ok(())
 }
@@ -151,18 +159,22 @@ fn in_process(root: &Path, planted: &str) -> anyhow::Result<()> {
 }
 
 /// For each store and binary: `dream --dry-run --json` and `reindex` of the
-/// same store, three runs each: the median wall time with its CPU time, and
-/// the highest peak RSS (GNU time's; not measured without /usr/bin/time).
-fn whole_processes(binaries: &[PathBuf], stores: &[PathBuf], cache: &Path) -> anyhow::Result<()> {
+/// same store, `--runs` runs each (3 unless told): the median wall time with
+/// its CPU time, and the highest peak RSS (GNU time's; not measured without
+/// /usr/bin/time). Each binary has its own cache folder, so that one
+/// build's index (another format) is never rebuilt by the other's runs.
+fn whole_processes(options: &Options, stores: &[PathBuf], cache: &Path) -> anyhow::Result<()> {
     println!();
     println!(
         "| records | memctl | `dream --dry-run --json` (CPU) | peak RSS | `reindex` (CPU) | reindex peak RSS | dream / reindex |"
     );
     println!("|---|---|---|---|---|---|---|");
     for store in stores {
-        for bin in binaries {
-            let dream = three_runs(bin, store, cache, &["dream", "--dry-run", "--json"])?;
-            let reindex = three_runs(bin, store, cache, &["reindex"])?;
+        for (n, bin) in options.memctl.iter().enumerate() {
+            let cache = cache.join(format!("memctl-{n}"));
+            let runs = options.runs;
+            let dream = median_run(runs, bin, store, &cache, &["dream", "--dry-run", "--json"])?;
+            let reindex = median_run(runs, bin, store, &cache, &["reindex"])?;
             println!(
                 "| {} | {} | {} ({}) | {} | {} ({}) | {} | {:.1}x |",
                 count_records(store)?,
@@ -201,15 +213,21 @@ struct Measured {
     rss_kib: Option<u64>,
 }
 
-/// Three runs: the median wall time and its run's CPU time, the highest
+/// `runs` runs: the median wall time and its run's CPU time, the highest
 /// peak RSS.
-fn three_runs(bin: &Path, store: &Path, cache: &Path, args: &[&str]) -> anyhow::Result<Measured> {
-    let mut runs = (0..3)
+fn median_run(
+    runs: usize,
+    bin: &Path,
+    store: &Path,
+    cache: &Path,
+    args: &[&str],
+) -> anyhow::Result<Measured> {
+    let mut runs = (0..runs)
         .map(|_| run(bin, store, cache, args))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let rss_kib = runs.iter().filter_map(|m| m.rss_kib).max();
     runs.sort_by_key(|m| m.wall);
-    let middle = runs.swap_remove(1);
+    let middle = runs.swap_remove(runs.len() / 2);
     Ok(Measured { rss_kib, ..middle })
 }
 
