@@ -1,8 +1,11 @@
 //! Precision and recall of the near-duplicate and correction gatherers on
-//! the labelled pairs in tests/fixtures/near_pairs.jsonl, per threshold:
-//! the table in docs/DREAM.md.
+//! labelled pairs, per threshold: the tables in docs/DREAM.md. With no
+//! argument it reads both sets, tests/fixtures/near_pairs.jsonl (tuned on)
+//! and tests/fixtures/near_pairs_2.jsonl (held out); else the files named.
 //!
-//! `cargo run --release -p mddream --example near_eval`
+//! `cargo run --release -p mddream --example near_eval [FILE.jsonl…]`;
+//! with `NEAR_EVAL_MISSES=1` it also lists what the chosen threshold gets
+//! wrong (on stderr).
 #![forbid(unsafe_code)]
 
 use std::error::Error;
@@ -32,25 +35,43 @@ enum Verdict {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/near_pairs.jsonl");
-    let pairs = read_pairs(&path)?;
+    let mut paths: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    if paths.is_empty() {
+        let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        paths = vec![
+            fixtures.join("near_pairs.jsonl"),
+            fixtures.join("near_pairs_2.jsonl"),
+        ];
+    }
+    for path in paths {
+        println!("## {}\n", path.display());
+        evaluate(&read_pairs(&path)?);
+        println!();
+    }
+    Ok(())
+}
+
+fn evaluate(pairs: &[Pair]) {
     let cjk = pairs.iter().filter(|p| p.lang != "en").count();
     println!(
         "{} labelled pairs ({} CJK): {} duplicates, {} different facts, {} corrections\n",
         pairs.len(),
         cjk,
-        count(&pairs, "duplicate"),
-        count(&pairs, "different"),
-        count(&pairs, "correction")
+        count(pairs, "duplicate"),
+        count(pairs, "different"),
+        count(pairs, "correction")
     );
     println!(
-        "| threshold | near-dup precision | recall | recall, English | recall, CJK | different facts merged | corrections found |"
+        "| threshold | precision | recall | English precision / recall | CJK precision / recall | different facts merged | corrections found |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for step in 3..=16 {
-        let threshold = f64::from(step) * 0.05;
+    // Around the chosen threshold in steps of 0.025, and a few further out.
+    let steps = [
+        0.15, 0.2, 0.25, 0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.5, 0.6, 0.7,
+    ];
+    for threshold in steps {
         let verdicts: Vec<Verdict> = pairs.iter().map(|p| verdict(p, threshold)).collect();
-        let hit = |filter: &dyn Fn(&Pair) -> bool| {
+        let merged = |filter: &dyn Fn(&Pair) -> bool| {
             let chosen: Vec<usize> = (0..pairs.len()).filter(|&i| filter(&pairs[i])).collect();
             let merged = chosen
                 .iter()
@@ -58,32 +79,54 @@ fn main() -> Result<(), Box<dyn Error>> {
                 .count();
             (merged, chosen.len())
         };
-        let (tp, positives) = hit(&|p| p.label == "duplicate");
-        let (tp_en, pos_en) = hit(&|p| p.label == "duplicate" && p.lang == "en");
-        let (tp_cjk, pos_cjk) = hit(&|p| p.label == "duplicate" && p.lang != "en");
-        let (fp, _) = hit(&|p| p.label != "duplicate");
-        let (different_merged, different) = hit(&|p| p.label == "different");
+        let figures = |in_group: &dyn Fn(&Pair) -> bool| {
+            let (tp, positives) = merged(&|p| in_group(p) && p.label == "duplicate");
+            let (fp, _) = merged(&|p| in_group(p) && p.label != "duplicate");
+            (ratio(tp, tp + fp), ratio(tp, positives))
+        };
+        let (precision, recall) = figures(&|_| true);
+        let (en_precision, en_recall) = figures(&|p| p.lang == "en");
+        let (cjk_precision, cjk_recall) = figures(&|p| p.lang != "en");
+        let (different_merged, different) = merged(&|p| p.label == "different");
         let corrections = (0..pairs.len())
             .filter(|&i| pairs[i].label == "correction" && verdicts[i] == Verdict::Correction)
             .count();
         let wrong_corrections = (0..pairs.len())
             .filter(|&i| pairs[i].label != "correction" && verdicts[i] == Verdict::Correction)
             .count();
-        let mark = if (threshold - NEAR_THRESHOLD).abs() < 1e-9 {
-            " **(chosen)**"
-        } else {
-            ""
-        };
+        let chosen = (threshold - NEAR_THRESHOLD).abs() < 1e-9;
+        let mark = if chosen { " **(chosen)**" } else { "" };
         println!(
-            "| {threshold:.2}{mark} | {} | {} | {} | {} | {different_merged}/{different} | {corrections}/{} (+{wrong_corrections} wrong) |",
-            ratio(tp, tp + fp),
-            ratio(tp, positives),
-            ratio(tp_en, pos_en),
-            ratio(tp_cjk, pos_cjk),
-            count(&pairs, "correction"),
+            "| {threshold:.3}{mark} | {precision} | {recall} | {en_precision} / {en_recall} | {cjk_precision} / {cjk_recall} | {different_merged}/{different} | {corrections}/{} (+{wrong_corrections} wrong) |",
+            count(pairs, "correction"),
+        );
+        if chosen && std::env::var_os("NEAR_EVAL_MISSES").is_some() {
+            misses(pairs, &verdicts);
+        }
+    }
+}
+
+/// With `NEAR_EVAL_MISSES=1`: the pairs the chosen threshold gets wrong.
+fn misses(pairs: &[Pair], verdicts: &[Verdict]) {
+    for (pair, verdict) in pairs.iter().zip(verdicts) {
+        let merged = *verdict == Verdict::Merge;
+        let corrected = *verdict == Verdict::Correction;
+        let what = if merged != (pair.label == "duplicate") {
+            if merged { "merged" } else { "missed" }
+        } else if corrected != (pair.label == "correction") {
+            if corrected {
+                "corrected"
+            } else {
+                "correction missed"
+            }
+        } else {
+            continue;
+        };
+        eprintln!(
+            "{what} ({} {}): {:?} / {:?}",
+            pair.lang, pair.label, pair.a, pair.b
         );
     }
-    Ok(())
 }
 
 fn ratio(a: usize, b: usize) -> String {

@@ -12,10 +12,12 @@
 
 mod budget;
 pub(crate) mod correction;
+mod duplicates;
 mod exact;
 pub(crate) mod expired;
 mod merge;
 mod near;
+mod similar;
 pub(crate) mod terms;
 
 use jiff::Timestamp;
@@ -23,13 +25,14 @@ use jiff::Timestamp;
 use crate::plan::{Origin, Plan};
 use crate::records::DreamRecord;
 
-pub use near::NEAR_THRESHOLD;
+pub use similar::NEAR_THRESHOLD;
 
 /// How gathering decides what is alike.
 #[derive(Clone, Debug)]
 pub struct GatherOptions {
     /// Two records are near-duplicates when the Jaccard similarity of their
-    /// term shingles is at least this (docs/DREAM.md: the measurements).
+    /// words is at least this, among other rules (docs/DREAM.md: the
+    /// measurements).
     pub near_threshold: f64,
 }
 
@@ -52,10 +55,14 @@ pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOpti
     let mut plan = Plan::new(Origin::Rules);
     let mut claims = Claims::new(records.len());
     expired::gather(records, now, &mut claims, &mut plan);
-    exact::gather(records, &mut claims, &mut plan);
+    let exact = exact::find(records, &mut claims);
     let prepared = terms::prepare_all(records);
     correction::gather(records, &prepared, &mut claims, &mut plan);
-    near::gather(records, &prepared, options, &mut claims, &mut plan);
+    // One member of each exact group stands for its copies.
+    let standing: Vec<usize> = exact.iter().map(|group| group[0]).collect();
+    let near = near::find(records, &prepared, &standing, options, &claims);
+    drop(prepared);
+    duplicates::propose(records, &exact, &near, &mut claims, &mut plan);
     budget::gather(records, &claims, &mut plan);
     plan
 }
@@ -80,6 +87,26 @@ impl Claims {
     pub(crate) fn take(&mut self, index: usize) {
         self.taken[index] = true;
     }
+}
+
+/// `f` of every item, in order, spread over the machine's cores.
+pub(crate) fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = items.len().div_ceil(threads).max(1);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// When a record last changed: `updated`, else `created`, as written in

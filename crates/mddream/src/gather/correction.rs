@@ -5,11 +5,12 @@
 //! reason; when the newer is less trusted, or which is newer cannot be
 //! told, both are left for a person.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use mdstore::guard::secrets::secret_note;
 
+use crate::gather::similar::value_key;
 use crate::gather::terms::{Prepared, Terms, record_text};
 use crate::gather::{Claims, changed_at, id_list};
 use crate::plan::{Finding, LeftAlone, Operation, Plan, Scope};
@@ -23,8 +24,8 @@ pub(crate) const MIN_WORDS: usize = 2;
 /// on part 7"), not the history of one fact: left out.
 const MAX_GROUP: usize = 4;
 
-/// More changed values than this make two records different facts of one
-/// template rather than a correction.
+/// More distinct changed values than this make two records different facts
+/// of one template rather than a correction.
 const MAX_CHANGES: usize = 2;
 
 pub(crate) fn gather(
@@ -140,16 +141,21 @@ fn day(record: &DreamRecord) -> String {
     )
 }
 
-/// `"Node 18" → "Node 22"` for every value that differs (case aside), the
-/// word before it kept for context; a value that looks like a secret is
-/// never quoted.
+/// `"Node 18" → "Node 22"` for every value that differs (as the index
+/// reads it, abbreviations spelled out: `Kubernetes` and `k8s` are one),
+/// the word before it kept for context, each change once however often it
+/// is written (a date in the description and the body is one change); a
+/// value that looks like a secret is never quoted.
 fn value_changes(old: &Terms, new: &Terms) -> Vec<String> {
     let (old_values, new_values) = (quoted_values(old), quoted_values(new));
+    let mut seen = HashSet::new();
     old_values
         .into_iter()
         .zip(new_values)
-        .filter(|((o, _), (n, _))| o.to_lowercase() != n.to_lowercase())
-        .map(|((_, o), (_, n))| format!("{o} → {n}"))
+        .filter_map(|((o, quoted_old), (n, quoted_new))| {
+            let (o, n) = (value_key(&o), value_key(&n));
+            (o != n && seen.insert((o, n))).then(|| format!("{quoted_old} → {quoted_new}"))
+        })
         .collect()
 }
 

@@ -1,53 +1,129 @@
-//! Near-duplicates: the same fact in other words. Each record's masked
-//! term shingles (pairs of adjacent index terms, values marked) get a
-//! MinHash signature; signatures are cut into bands, and records sharing
-//! a band's bucket are candidates (LSH). A candidate pair is a
-//! near-duplicate when the exact Jaccard similarity of its shingles
-//! reaches the threshold and both records hold the same values (so "Node
-//! 18" and "Node 22" are a correction, never a merge). Same-source groups
-//! are merged keeping every fact; across sources they are left alone,
-//! since neither record's words hold all of the other's.
+//! Near-duplicates: the same fact in other words. Finding them compares no
+//! more than a few pairs per record: each record's words (its adjacent
+//! word pairs, for a long record) get a MinHash signature, cut into bands;
+//! records of one scope and type that share a band's bucket are candidates
+//! (LSH), and each candidate pair is judged by [`similar`]'s rules. What
+//! to do with the pairs found, joined with exact copies into groups, is
+//! [`crate::gather::duplicates`]' to decide.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
-use crate::gather::merge::{merge, unmergeable};
-use crate::gather::terms::{Prepared, Terms, judged_features, mix, record_text};
-use crate::gather::{Claims, GatherOptions, id_list};
-use crate::plan::{Finding, LeftAlone, Plan};
+use crate::gather::duplicates::NearPair;
+use crate::gather::similar::{Likeness, may_be_near, near_duplicates};
+use crate::gather::terms::{Prepared, mix};
+use crate::gather::{Claims, GatherOptions, in_parallel};
 use crate::records::DreamRecord;
 
-/// The Jaccard similarity from which two records are near-duplicates,
-/// chosen from the labelled pairs' precision and recall (docs/DREAM.md).
-pub const NEAR_THRESHOLD: f64 = 0.5;
+/// A record is signed twice. Its rare features (see [`RARE_IN_AT_MOST`]) get
+/// [`RARE_BANDS`] bands of [`RARE_ROWS`] rows: a pair whose rare words are
+/// 37.5% alike (the threshold) shares a bucket with probability 0.93, at
+/// 50% with 0.998, at 10% with 0.05. All its features get [`ALL_BANDS`]
+/// bands of [`ALL_ROWS`] rows, where only records nearly word for word
+/// alike meet (90% alike: probability 0.97; 80%: 0.89; 40%: 0.008): a copy
+/// with a line added is found even when its rare words differ.
+const RARE_BANDS: usize = 50;
+const RARE_ROWS: usize = 3;
+const ALL_BANDS: usize = 12;
+const ALL_ROWS: usize = 8;
+const BANDS: usize = RARE_BANDS + ALL_BANDS;
+const SIGNATURE_LEN: usize = RARE_BANDS * RARE_ROWS + ALL_BANDS * ALL_ROWS;
 
-/// Bands × rows = the signature's length. With 42 bands of 3 rows, a pair
-/// whose term pairs are 30% alike shares a bucket with probability 0.68,
-/// at 40% with 0.93, and at 2% (unrelated text on the same topics) with
-/// 0.0003.
-const BANDS: usize = 42;
-const ROWS: usize = 3;
-pub(crate) const SIGNATURE_LEN: usize = BANDS * ROWS;
+/// A band key that puts a record in no bucket (a record without rare
+/// features); real keys are never 0.
+const NO_BUCKET: u64 = 0;
 
 /// A bucket larger than this (templated text) is compared member by member
 /// with its first `MAX_BUCKET` members only, so that one crowded bucket
 /// cannot make the work quadratic.
 const MAX_BUCKET: usize = 64;
 
-/// The MinHash signature of a set of shingles: for each of the hash
-/// functions, the least hash (its top 32 bits). Shingles are already
-/// mixed hashes, so each function is a multiply-add (odd multiplier),
-/// which keeps signing 100,000 records cheap.
-pub(crate) fn signature(shingles: &[u64]) -> Vec<u32> {
-    let mut signature = vec![u32::MAX; SIGNATURE_LEN];
-    for &shingle in shingles {
-        for (slot, (a, b)) in signature.iter_mut().zip(SEEDS.iter()) {
-            let h = (shingle.wrapping_mul(*a).wrapping_add(*b) >> 32) as u32;
+/// A feature (a word, or a word pair) in more records than this says
+/// little of which fact a record holds ("run", "before", "always", a common
+/// number): in the rare bands it would fill buckets with records that only
+/// share a subject, and the pairs to judge would grow with the square of
+/// the store. A fixed count, so that they grow with the store instead.
+const RARE_IN_AT_MOST: u32 = 64;
+
+/// A long record's word pairs are sampled (those whose hash is a multiple
+/// of [`SAMPLE_EVERY`], the same pairs in every record, so that Jaccard is
+/// kept) once it has more than [`SAMPLED_FROM`]: its signature costs and
+/// weighs less.
+const SAMPLED_FROM: usize = 64;
+const SAMPLE_EVERY: u64 = 4;
+
+/// The features a record is signed by.
+pub(crate) fn signed_features(features: &[u64]) -> Vec<u64> {
+    if features.len() <= SAMPLED_FROM {
+        return features.to_vec();
+    }
+    features
+        .iter()
+        .copied()
+        .filter(|h| h % SAMPLE_EVERY == 0)
+        .collect()
+}
+
+/// Every record's band keys ([`band_keys`]).
+pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let mut records_with: HashMap<u64, u32> = HashMap::new();
+    for f in features {
+        for &h in f {
+            *records_with.entry(h).or_default() += 1;
+        }
+    }
+    in_parallel(features, |f| {
+        let rare: Vec<u64> = f
+            .iter()
+            .copied()
+            .filter(|h| records_with.get(h).is_some_and(|&n| n <= RARE_IN_AT_MOST))
+            .collect();
+        band_keys(&rare, f)
+    })
+}
+
+/// A record's bucket in each band: [`RARE_BANDS`] from the MinHash
+/// signature of its `rare` features, then [`ALL_BANDS`] from that of `all`.
+/// Empty for a record without features.
+fn band_keys(rare: &[u64], all: &[u64]) -> Vec<u64> {
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let (rare_seeds, all_seeds) = SEEDS.split_at(RARE_BANDS * RARE_ROWS);
+    let mut keys = bands_of(rare, rare_seeds, RARE_ROWS, 0);
+    keys.extend(bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS));
+    keys
+}
+
+/// The bands of the MinHash signature of `features` under `seeds`, `rows`
+/// hash functions each, numbered from `first`.
+fn bands_of(features: &[u64], seeds: &[(u64, u64)], rows: usize, first: usize) -> Vec<u64> {
+    let bands = seeds.len() / rows;
+    if features.is_empty() {
+        return vec![NO_BUCKET; bands];
+    }
+    let mut signature = vec![u32::MAX; seeds.len()];
+    for &feature in features {
+        for (slot, (a, b)) in signature.iter_mut().zip(seeds) {
+            // Features are already mixed hashes, so each hash function is a
+            // multiply-add (odd multiplier): cheap for 100,000 records.
+            let h = (feature.wrapping_mul(*a).wrapping_add(*b) >> 32) as u32;
             if h < *slot {
                 *slot = h;
             }
         }
     }
     signature
+        .chunks(rows)
+        .enumerate()
+        .map(|(band, rows)| {
+            let key =
+                rows.iter().fold(
+                    mix((first + band) as u64),
+                    |acc, &h| mix(acc ^ u64::from(h)),
+                );
+            key.max(1)
+        })
+        .collect()
 }
 
 /// One (multiplier, increment) per hash function, fixed so plans are
@@ -60,198 +136,119 @@ static SEEDS: std::sync::LazyLock<[(u64, u64); SIGNATURE_LEN]> = std::sync::Lazy
     seeds
 });
 
-/// What a candidate pair is judged on: its terms and term pairs, and its
-/// values.
-struct Compared {
-    shingles: Vec<u64>,
-    values: BTreeSet<String>,
-}
-
-impl Compared {
-    fn of(text: &str) -> Compared {
-        let terms = Terms::of(text);
-        Compared {
-            shingles: judged_features(&terms),
-            values: terms.values().iter().map(|v| v.to_lowercase()).collect(),
-        }
-    }
-}
-
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - shared;
-    if union == 0 {
-        0.0
-    } else {
-        shared as f64 / union as f64
-    }
-}
-
-pub(crate) fn gather(
+/// The near-duplicate pairs among the free records and `also` (one member
+/// of each exact group, which stands for its copies), each pair once, in
+/// order.
+pub(crate) fn find(
     records: &[DreamRecord],
     prepared: &[Prepared],
+    also: &[usize],
     options: &GatherOptions,
-    claims: &mut Claims,
-    plan: &mut Plan,
-) {
-    let candidates = candidates(records, prepared, claims);
-    let mut compared: HashMap<usize, Compared> = HashMap::new();
-    let mut pairs = Vec::new();
-    for (a, b) in candidates {
-        for i in [a, b] {
-            compared
-                .entry(i)
-                .or_insert_with(|| Compared::of(&record_text(&records[i])));
+    claims: &Claims,
+) -> Vec<NearPair> {
+    let mut compared: Vec<usize> = (0..records.len()).filter(|&i| claims.is_free(i)).collect();
+    compared.extend_from_slice(also);
+    compared.sort_unstable();
+    let candidates = candidates(records, prepared, &compared);
+    // Judged on every core, each taking a run of first records.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut parts: Vec<&[(usize, usize)]> = Vec::new();
+    let mut rest = &candidates[..];
+    while !rest.is_empty() {
+        let mut end = rest.len().min(rest.len().div_ceil(threads).max(1 << 12));
+        while end < rest.len() && rest[end].0 == rest[end - 1].0 {
+            end += 1;
         }
-        let (ca, cb) = (&compared[&a], &compared[&b]);
-        let score = jaccard(&ca.shingles, &cb.shingles);
-        if score >= options.near_threshold && ca.values == cb.values {
-            pairs.push((a, b, score));
-        }
+        let (part, tail) = rest.split_at(end);
+        parts.push(part);
+        rest = tail;
     }
-    propose(records, &pairs, claims, plan);
+    in_parallel(&parts, |part| {
+        judge(records, prepared, part, options.near_threshold)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
-/// Pairs of free records of one scope and type that share a bucket in
-/// some band, each pair once, in order.
-fn candidates(
+/// The near-duplicates among `candidates` (in order of their first record).
+fn judge(
     records: &[DreamRecord],
     prepared: &[Prepared],
-    claims: &Claims,
-) -> BTreeSet<(usize, usize)> {
-    let mut pairs = BTreeSet::new();
-    for band in 0..BANDS {
-        let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
-        for (i, record) in records.iter().enumerate() {
-            let Some(kind) = record.record.meta.record_type else {
-                continue;
-            };
-            if !claims.is_free(i) || prepared[i].words == 0 {
-                continue;
-            }
-            let rows = &prepared[i].signature[band * ROWS..(band + 1) * ROWS];
-            let key = rows.iter().fold(
-                mix(((record.scope as u64) << 8) | kind as u64 | ((band as u64) << 16)),
-                |acc, &h| mix(acc ^ u64::from(h)),
-            );
-            buckets.entry(key).or_default().push(i);
+    candidates: &[(usize, usize)],
+    threshold: f64,
+) -> Vec<NearPair> {
+    // Pairs come in order of their first record, so once the pairs of
+    // record `a` are judged no record up to `a` is needed again: the cache
+    // holds only records still to come.
+    let mut likeness: BTreeMap<usize, Likeness> = BTreeMap::new();
+    let mut pairs = Vec::new();
+    let mut current = None;
+    for &(a, b) in candidates {
+        if current != Some(a) {
+            likeness = likeness.split_off(&a);
+            current = Some(a);
         }
-        for bucket in buckets.values().filter(|b| b.len() > 1) {
-            for (n, &b) in bucket.iter().enumerate().skip(1) {
-                for &a in &bucket[..n.min(MAX_BUCKET)] {
-                    pairs.insert((a.min(b), a.max(b)));
-                }
-            }
+        if !may_be_near(&prepared[a].screen, &prepared[b].screen, threshold) {
+            continue;
+        }
+        for i in [a, b] {
+            likeness
+                .entry(i)
+                .or_insert_with(|| Likeness::of(&records[i]));
+        }
+        if let Some(score) = near_duplicates(&likeness[&a], &likeness[&b], threshold) {
+            pairs.push(NearPair { a, b, score });
         }
     }
     pairs
 }
 
-/// Near-duplicate pairs → clusters (one scope, type and source each) →
-/// merges; pairs across sources are left for a person.
-fn propose(
+/// Pairs of `compared` records of one scope and type that share a bucket
+/// in some band, each pair once, in order.
+fn candidates(
     records: &[DreamRecord],
-    pairs: &[(usize, usize, f64)],
-    claims: &mut Claims,
-    plan: &mut Plan,
-) {
-    let source = |i: usize| records[i].record.source();
-    let mut clusters = UnionFind::default();
-    for &(a, b, score) in pairs {
-        if source(a) == source(b) {
-            clusters.union(a, b);
-            continue;
+    prepared: &[Prepared],
+    compared: &[usize],
+) -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut deduplicated = 0;
+    // (bucket, record) of one band, sorted so that a bucket is a run.
+    let mut members: Vec<(u64, u32)> = Vec::with_capacity(compared.len());
+    for band in 0..BANDS {
+        members.clear();
+        for &i in compared {
+            let record = &records[i];
+            let (Some(kind), Some(&key)) =
+                (record.record.meta.record_type, prepared[i].bands.get(band))
+            else {
+                continue;
+            };
+            if key != NO_BUCKET {
+                let key = mix(key ^ ((record.scope as u64) << 8) ^ kind as u64);
+                members.push((key, i as u32));
+            }
         }
-        plan.left_alone.push(LeftAlone {
-            finding: Finding::NearDuplicate,
-            reason: format!(
-                "the same fact in other words (similarity {score:.2}) in records of different trust ({} is {}, {} is {}): merge them by hand, keeping the trusted words",
-                id_list([&records[a]]),
-                source(a),
-                id_list([&records[b]]),
-                source(b)
-            ),
-            records: vec![records[a].reference(), records[b].reference()],
-        });
-    }
-    let mut lowest: BTreeMap<usize, f64> = BTreeMap::new();
-    for &(a, b, score) in pairs.iter().filter(|(a, b, _)| source(*a) == source(*b)) {
-        let low = lowest.entry(clusters.root(a)).or_insert(score);
-        *low = low.min(score);
-        debug_assert_eq!(clusters.root(a), clusters.root(b));
-    }
-    for (root, members) in clusters.sets() {
-        let listed = id_list(members.iter().map(|&i| &records[i]));
-        if let Some((i, why)) = members
-            .iter()
-            .find_map(|&i| unmergeable(&records[i]).map(|why| (i, why)))
-        {
-            plan.left_alone.push(LeftAlone {
-                finding: Finding::NearDuplicate,
-                reason: format!(
-                    "the same fact in other words: {listed}; not merged, since {} {why}",
-                    id_list([&records[i]])
-                ),
-                records: members.iter().map(|&i| records[i].reference()).collect(),
-            });
-            continue;
+        members.sort_unstable();
+        for bucket in members.chunk_by(|x, y| x.0 == y.0).filter(|b| b.len() > 1) {
+            for (n, &(_, b)) in bucket.iter().enumerate().skip(1) {
+                for &(_, a) in &bucket[..n.min(MAX_BUCKET)] {
+                    pairs.push((a.min(b), a.max(b)));
+                }
+            }
         }
-        let score = lowest.get(&root).copied().unwrap_or(1.0);
-        let reason = format!(
-            "the same fact in other words (term similarity at least {score:.2}, same values): {listed}; every line of each is kept"
-        );
-        plan.operations
-            .push(merge(records, &members, Finding::NearDuplicate, reason));
-        for &i in &members {
-            claims.take(i);
+        // Most pairs meet in several bands: drop the repeats whenever the
+        // list has doubled, so it holds each pair about once.
+        if pairs.len() > 2 * deduplicated.max(1 << 16) {
+            pairs.sort_unstable();
+            pairs.dedup();
+            deduplicated = pairs.len();
         }
     }
-}
-
-/// Clusters of records joined pair by pair.
-#[derive(Default)]
-struct UnionFind {
-    parent: HashMap<usize, usize>,
-}
-
-impl UnionFind {
-    fn root(&mut self, i: usize) -> usize {
-        let mut r = i;
-        while let Some(&p) = self.parent.get(&r).filter(|&&p| p != r) {
-            r = p;
-        }
-        self.parent.insert(i, r);
-        r
-    }
-
-    fn union(&mut self, a: usize, b: usize) {
-        let (ra, rb) = (self.root(a), self.root(b));
-        self.parent.insert(ra.max(rb), ra.min(rb));
-        self.parent.entry(ra.min(rb)).or_insert(ra.min(rb));
-    }
-
-    /// Each cluster by its root (its smallest member), members in order.
-    fn sets(&mut self) -> BTreeMap<usize, Vec<usize>> {
-        let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let members: Vec<usize> = self.parent.keys().copied().collect();
-        for i in members {
-            let root = self.root(i);
-            sets.entry(root).or_default().push(i);
-        }
-        for members in sets.values_mut() {
-            members.sort_unstable();
-        }
-        sets
-    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+        .into_iter()
+        .map(|(a, b)| (a as usize, b as usize))
+        .collect()
 }

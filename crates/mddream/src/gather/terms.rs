@@ -13,6 +13,9 @@ use std::ops::Range;
 use mdindex::text::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
 use mdstore::markdown;
 
+use crate::gather::in_parallel;
+use crate::gather::near::{band_keys_all, signed_features};
+use crate::gather::similar::{Likeness, Screen};
 use crate::records::DreamRecord;
 
 /// A record's description and the live text of its body (struck,
@@ -114,6 +117,7 @@ impl Terms {
     }
 
     /// The values, as written, in order.
+    #[cfg(test)]
     pub(crate) fn values(&self) -> Vec<&str> {
         let mut out: Vec<(usize, Range<usize>)> = Vec::new();
         for term in &self.terms {
@@ -163,13 +167,32 @@ fn push_bigrams(text: &str, range: Range<usize>, terms: &mut Vec<Term>) {
 
 /// The runs of text between spaces and CJK characters, and whether each is
 /// a value: it holds a digit, a path or identifier separator inside it, is
-/// in backticks, or is a name (upper case inside the word, or a capital
-/// that does not start a sentence).
+/// a number written as a word, or is a name (upper case inside the word, or
+/// a capital that does not start a sentence). A code span (`` `cargo test
+/// --workspace` ``) is one value, spaces and all, so that two commands are
+/// two values rather than one value and some words.
 fn value_chunks(text: &str) -> Vec<(Range<usize>, bool)> {
+    let spans = code_spans(text);
+    let mut spans = spans.iter().peekable();
     let mut chunks = Vec::new();
     let mut sentence_start = true;
     let mut start = None;
-    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+    let mut chars = text.char_indices().chain([(text.len(), ' ')]);
+    while let Some((i, c)) = chars.next() {
+        while spans.next_if(|span| span.end <= i).is_some() {}
+        if start.is_none()
+            && let Some(span) = spans.next_if(|span| span.start == i)
+        {
+            chunks.push((span.clone(), true));
+            sentence_start = false;
+            // Skip to the span's end; the character there is read next.
+            for (j, _) in chars.by_ref() {
+                if j + 1 >= span.end {
+                    break;
+                }
+            }
+            continue;
+        }
         let breaks = c.is_whitespace() || is_cjk(c);
         match (start, breaks) {
             (None, false) => start = Some(i),
@@ -186,10 +209,69 @@ fn value_chunks(text: &str) -> Vec<(Range<usize>, bool)> {
         }
         if c == '\n' || matches!(c, '。' | '！' | '？') {
             sentence_start = true;
+        } else if is_cjk(c) {
+            // A word of Chinese, Japanese or Korean before a capital makes it
+            // a name ("주 데이터베이스는 Postgres이다").
+            sentence_start = false;
         }
     }
     chunks
 }
+
+/// The byte ranges of inline code spans: a backtick to the next one on the
+/// same line, both included.
+fn code_spans(text: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match (c, open) {
+            ('`', None) => open = Some(i),
+            ('`', Some(start)) => {
+                spans.push(start..i + 1);
+                open = None;
+            }
+            ('\n', Some(_)) => open = None,
+            _ => {}
+        }
+    }
+    spans
+}
+
+/// English numbers written as words: "retried three times" and "retried
+/// five times" differ in a value as "3" and "5" do. Not "one", which is as
+/// often "a" ("within one week") or a pronoun. Sorted.
+const NUMBER_WORDS: &[&str] = &[
+    "eight",
+    "eighteen",
+    "eighty",
+    "eleven",
+    "fifteen",
+    "fifty",
+    "five",
+    "forty",
+    "four",
+    "fourteen",
+    "hundred",
+    "million",
+    "nine",
+    "nineteen",
+    "ninety",
+    "seven",
+    "seventeen",
+    "seventy",
+    "six",
+    "sixteen",
+    "sixty",
+    "ten",
+    "thirteen",
+    "thirty",
+    "thousand",
+    "three",
+    "twelve",
+    "twenty",
+    "two",
+    "zero",
+];
 
 fn is_value(chunk: &str, sentence_start: bool) -> bool {
     if chunk.starts_with('`') {
@@ -198,6 +280,12 @@ fn is_value(chunk: &str, sentence_start: bool) -> bool {
     let core = chunk.trim_matches(|c: char| !c.is_alphanumeric());
     if core.chars().any(|c| c.is_ascii_digit())
         || core.contains(['/', '\\', '.', '@', ':', '_', '='])
+    {
+        return true;
+    }
+    if NUMBER_WORDS
+        .binary_search(&core.to_ascii_lowercase().as_str())
+        .is_ok()
     {
         return true;
     }
@@ -221,77 +309,50 @@ pub(crate) struct Prepared {
     pub(crate) words: usize,
     /// Whether the record has any value.
     pub(crate) has_values: bool,
-    /// The MinHash signature of the masked shingles (pairs of terms: single
-    /// terms of a store on a few topics are too alike to bucket on).
-    pub(crate) signature: Vec<u32>,
+    /// The record's bucket in each band of the near-duplicate search
+    /// (empty for a record without words).
+    pub(crate) bands: Vec<u64>,
+    /// Its words and values, for a first look at a candidate pair.
+    pub(crate) screen: Screen,
 }
 
 /// [`Prepared`] for every record, spread over the machine's cores.
 pub(crate) fn prepare_all(records: &[DreamRecord]) -> Vec<Prepared> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = records.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = records
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(prepare).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    let (mut prepared, features): (Vec<Prepared>, Vec<Vec<u64>>) =
+        in_parallel(records, prepare).into_iter().unzip();
+    for (p, bands) in prepared.iter_mut().zip(band_keys_all(&features)) {
+        p.bands = bands;
+    }
+    prepared
 }
 
-fn prepare(record: &DreamRecord) -> Prepared {
-    let terms = Terms::of(&record_text(record));
-    let masked = terms.masked();
+/// A record's [`Prepared`] (its bands still empty) and the features its
+/// near-duplicate signature is made of.
+fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
+    let description_text = record.record.meta.description.as_deref().unwrap_or("");
+    let description = Terms::of(description_text);
+    let body = Terms::of(&markdown::live_text(&record.record.body));
+    // The masked terms of the description and then the body: what
+    // [`record_text`]'s terms mask to, without building that text.
+    let masked: Vec<&str> = description
+        .masked()
+        .into_iter()
+        .chain(body.masked())
+        .collect();
     let words = masked.iter().filter(|t| **t != VALUE_MARK).count();
-    let hashes: Vec<u64> = masked.iter().map(|t| hash_term(t)).collect();
-    let masked_key = hashes
+    let masked_key = masked
         .iter()
-        .fold(0x9e37_79b9_7f4a_7c15, |acc, h| mix(acc ^ h));
-    Prepared {
+        .fold(0x9e37_79b9_7f4a_7c15, |acc, t| mix(acc ^ hash_term(t)));
+    let likeness = Likeness::from_terms(record, &description, &body);
+    let prepared = Prepared {
         masked_key,
         words,
         has_values: words < masked.len(),
-        signature: crate::gather::near::signature(&shingles(&hashes)),
-    }
-}
-
-/// The shingles near-duplicates compare: adjacent pairs of term hashes (a
-/// text of one term is that term).
-pub(crate) fn shingles(hashes: &[u64]) -> Vec<u64> {
-    let mut out: Vec<u64> = if hashes.len() < 2 {
-        hashes.to_vec()
-    } else {
-        hashes
-            .windows(2)
-            .map(|w| mix(w[0].rotate_left(17) ^ w[1]))
-            .collect()
+        bands: Vec::new(),
+        screen: likeness.screen().clone(),
     };
-    out.sort_unstable();
-    out.dedup();
-    out
+    (prepared, signed_features(likeness.features()))
 }
-
-/// What a candidate pair is judged on: the masked terms themselves and
-/// their adjacent pairs. Single terms let "keep PRs small" and "PRs stay
-/// small" share words where they share few pairs; the pairs keep word
-/// order's weight (docs/DREAM.md compares the choices).
-pub(crate) fn judged_features(terms: &Terms) -> Vec<u64> {
-    let hashes: Vec<u64> = terms.masked().iter().map(|t| hash_term(t)).collect();
-    let mut features = shingles(&hashes);
-    features.extend(hashes.iter().map(|h| mix(h ^ UNIGRAM)));
-    features.sort_unstable();
-    features.dedup();
-    features
-}
-
-/// Keeps a single term's feature apart from any pair's.
-const UNIGRAM: u64 = 0x756e_6967_7261_6d00;
 
 /// FNV-1a: stable across runs and platforms, so plans are reproducible.
 pub(crate) fn hash_term(term: &str) -> u64 {
@@ -380,6 +441,25 @@ mod tests {
             vec![
                 "部署", "署冻", "冻结", "结到", VALUE_MARK, "月", VALUE_MARK, "日"
             ]
+        );
+    }
+
+    #[test]
+    fn a_code_span_is_one_value_and_number_words_are_values() {
+        let terms = Terms::of("Run `cargo test --workspace` three times.");
+        assert_eq!(terms.values(), vec!["cargo test --workspace", "three"]);
+        assert_eq!(terms.masked(), vec!["run", VALUE_MARK, VALUE_MARK, "time"]);
+        assert_eq!(
+            Terms::of("pushする前に`cargo test --test it`で実行").values(),
+            vec!["cargo test --test it"]
+        );
+    }
+
+    #[test]
+    fn a_capital_after_chinese_japanese_or_korean_words_is_a_name() {
+        assert_eq!(
+            Terms::of("주 데이터베이스는 Postgres이다.").values(),
+            vec!["Postgres"]
         );
     }
 

@@ -5,4 +5,5 @@ mod fuzz_checks;
 mod fuzz_replay;
 mod gather;
 mod gather_safety;
+mod near_pairs;
 mod support;

@@ -35,6 +35,7 @@ mod corpus_search;
 mod crash;
 mod dream;
 mod dream_auto;
+mod dream_groups;
 mod dream_hostile;
 mod edit;
 mod end_of_input;
