@@ -83,6 +83,15 @@ fn auto_dream_skips_while_another_dream_holds_the_lock() {
     );
     env.run(&["dream", "--yes"]).assert_code(4);
     drop(held);
+    // A child that another test forked while the lock was held shares it
+    // until its exec closes the descriptor: wait until nobody holds it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let probe = fs::OpenOptions::new().write(true).open(&locks[0]).unwrap();
+    while probe.try_lock().is_err() {
+        assert!(std::time::Instant::now() < deadline, "the dream lock stayed held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(probe);
     let run = env.run(&["dream", "--auto"]);
     run.assert_success();
     assert!(!run.stderr.contains("Skipped"), "{}", run.render());
