@@ -88,7 +88,10 @@ fn auto_dream_skips_while_another_dream_holds_the_lock() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let probe = fs::OpenOptions::new().write(true).open(&locks[0]).unwrap();
     while probe.try_lock().is_err() {
-        assert!(std::time::Instant::now() < deadline, "the dream lock stayed held");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the dream lock stayed held"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     drop(probe);
