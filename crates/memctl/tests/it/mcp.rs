@@ -28,8 +28,12 @@ fn target_dir() -> PathBuf {
 
 /// A venv under the target folder with the pinned `mcp`, made once and
 /// kept while requirements.txt is unchanged. Fails (never skips) when
-/// python3 or pip cannot be had: CI has the package registries.
+/// python3 or pip cannot be had: CI has the package registries. Made under
+/// a lock: the tests that need it run in parallel, and a second `venv
+/// --clear` would empty the venv under the first one's feet.
 fn python_with_mcp() -> PathBuf {
+    static MADE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _made = MADE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let requirements = std::fs::read_to_string(client_dir().join("requirements.txt"))
         .expect("tests/mcp/requirements.txt");
     let venv = target_dir().join("mcp-venv");

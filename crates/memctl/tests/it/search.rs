@@ -76,7 +76,7 @@ fn dated_record(
 
 /// A workspace store and a global store with records in English, Chinese,
 /// Japanese and Korean.
-fn world() -> TestEnv {
+pub(crate) fn world() -> TestEnv {
     let env = TestEnv::new();
     let workspace: [(&str, &str, &str, &[&str], &str); 7] = [
         (
@@ -166,7 +166,7 @@ fn world() -> TestEnv {
     env
 }
 
-fn search(env: &TestEnv, args: &[&str]) -> Run {
+pub(crate) fn search(env: &TestEnv, args: &[&str]) -> Run {
     let mut full = vec!["search"];
     full.extend_from_slice(args);
     env.run(&full)
@@ -174,7 +174,7 @@ fn search(env: &TestEnv, args: &[&str]) -> Run {
 
 /// `search --json ARGS`, asserted to exit 0 or 1, as `(id, scope)` pairs.
 #[track_caller]
-fn hits(env: &TestEnv, args: &[&str]) -> Vec<(String, String)> {
+pub(crate) fn hits(env: &TestEnv, args: &[&str]) -> Vec<(String, String)> {
     let mut full = vec!["--json"];
     full.extend_from_slice(args);
     let run = search(env, &full);
@@ -184,7 +184,7 @@ fn hits(env: &TestEnv, args: &[&str]) -> Vec<(String, String)> {
 }
 
 #[track_caller]
-fn ids(env: &TestEnv, args: &[&str]) -> BTreeSet<String> {
+pub(crate) fn ids(env: &TestEnv, args: &[&str]) -> BTreeSet<String> {
     hits(env, args).into_iter().map(|(id, _)| id).collect()
 }
 
@@ -506,73 +506,6 @@ fn unknown_type_filter_exits_2() {
     );
     // Quoted, it is text.
     search(&env, &["\"type:bogus\""]).assert_code(1);
-}
-
-#[test]
-fn chinese_japanese_and_korean_match_inside_unspaced_runs() {
-    let env = world();
-    assert_eq!(ids(&env, &["测试"]), set(&["prefer-pytest"]));
-    assert_eq!(
-        ids(&env, &["一律"]),
-        set(&["prefer-pytest"]),
-        "two characters mid-run"
-    );
-    let mixed = hits(&env, &["pytest", "测试"]);
-    assert_eq!(
-        mixed.first().map(|(id, _)| id.as_str()),
-        Some("prefer-pytest"),
-        "the record with both words ranks first: {mixed:?}"
-    );
-    assert_eq!(mixed.len(), 2, "{mixed:?}");
-    assert_eq!(ids(&env, &["テスト"]), set(&["review-language"]));
-    assert_eq!(ids(&env, &["日本語"]), set(&["review-language"]));
-    assert_eq!(
-        ids(&env, &["テスト", "type:feedback"]),
-        set(&["review-language"])
-    );
-    assert_eq!(ids(&env, &["테스트"]), set(&["staging-server"]));
-    assert_eq!(
-        ids(&env, &["테스트를", "어디서", "해요?"]),
-        set(&["staging-server"]),
-        "a Korean word with another particle, its question words dropped"
-    );
-    assert_eq!(
-        ids(&env, &["レビューの言語は"]),
-        set(&["review-language"]),
-        "Japanese words without their particles"
-    );
-    assert_eq!(
-        ids(&env, &["서버는"]),
-        set(&["staging-server"]),
-        "a particle is not part of the word"
-    );
-    assert_eq!(
-        ids(&env, &["测验"]),
-        set(&[]),
-        "a different word is not a match"
-    );
-
-    let run = search(&env, &["测试"]);
-    run.assert_success();
-    assert!(run.stdout.contains("[测试]一律用"), "{}", run.render());
-}
-
-#[test]
-fn english_word_forms_case_and_accents() {
-    let env = world();
-    for query in ["test", "tests", "testing", "TESTED"] {
-        assert!(
-            ids(&env, &[query]).contains("prefer-pytest"),
-            "{query} finds the record whose description says Tests"
-        );
-    }
-    assert_eq!(
-        ids(&env, &["deploying"]),
-        set(&["deploy-checklist", "deploy-freeze"])
-    );
-    assert_eq!(ids(&env, &["cafe"]), set(&["cafe-hours"]));
-    assert_eq!(ids(&env, &["CAFÉ"]), set(&["cafe-hours"]));
-    assert_eq!(ids(&env, &["Café"]), set(&["cafe-hours"]));
 }
 
 #[test]
