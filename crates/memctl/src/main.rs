@@ -106,6 +106,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Mcp => mcp::run(config, ui),
         Command::Dream(args) => cmd::dream::run(config, ui, args),
         Command::Context(args) => cmd::context::run(config, ui, args),
+        Command::Model(args) => cmd::model::run(ui, args),
     }
 }
 

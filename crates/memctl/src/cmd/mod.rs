@@ -9,6 +9,7 @@ pub mod extract;
 pub mod forget;
 pub mod init;
 pub mod list;
+pub mod model;
 pub mod reindex;
 pub mod remember;
 pub mod search;

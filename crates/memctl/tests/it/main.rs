@@ -58,6 +58,7 @@ mod regressions;
 mod remember;
 mod search;
 mod secrets;
+mod semantic;
 mod status;
 mod trojan_source;
 mod watch;
