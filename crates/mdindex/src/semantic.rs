@@ -301,7 +301,7 @@ mod tests {
     fn fusion_rewards_agreement_and_keeps_first_seen_order_on_ties() {
         let fused = fuse(&[vec!["a", "b", "c"], vec!["b", "d"]]);
         let order: Vec<&str> = fused.iter().map(|(k, _)| *k).collect();
-        assert_eq!(order, ["b", "a", "c", "d"]);
+        assert_eq!(order, ["b", "a", "d", "c"]);
         let tied = fuse(&[vec!["x"], vec!["y"]]);
         assert_eq!(tied[0].0, "x");
         assert!((tied[0].1 - tied[1].1).abs() < 1e-12);
