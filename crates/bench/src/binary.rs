@@ -116,7 +116,8 @@ impl BinaryStore {
             bail!("{arg:?} holds a NUL byte, which no command-line argument can carry");
         }
         let root = self.dir.path();
-        let output = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        command
             .env_clear()
             .env("HOME", root.join("home"))
             .env("XDG_DATA_HOME", root.join("xdg-data"))
@@ -124,7 +125,13 @@ impl BinaryStore {
             .env("XDG_CONFIG_HOME", root.join("xdg-config"))
             .env("TMPDIR", root.join("tmp"))
             .env("MEMCTL_CACHE_DIR", root.join("cache"))
-            .env("MEMCTL_GLOBAL_DIR", root.join("no-global-store"))
+            .env("MEMCTL_GLOBAL_DIR", root.join("no-global-store"));
+        // The one variable let through: the model, to measure hybrid
+        // ranking against words alone with the same program (issue 18).
+        if let Some(model) = std::env::var_os("MEMCTL_EMBED_MODEL") {
+            command.env("MEMCTL_EMBED_MODEL", model);
+        }
+        let output = command
             .current_dir(root.join("work"))
             .arg("--color=never")
             .arg("--store")

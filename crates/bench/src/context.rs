@@ -217,6 +217,33 @@ impl EvalStore {
         }
     }
 
+    /// [`EvalStore::search`] with semantic matching on: what `memctl
+    /// search` returns with `model` named (issue 18).
+    pub fn search_hybrid(
+        &self,
+        prompt: &str,
+        limit: usize,
+        model: &mdembed::Model,
+    ) -> anyhow::Result<Vec<String>> {
+        let Ok(query) = mdindex::query::parse(prompt) else {
+            return Ok(Vec::new());
+        };
+        let semantic = mdindex::Semantic {
+            model,
+            text: prompt,
+        };
+        let (store, cache) = (&self.store, &self.cache);
+        match mdindex::hybrid_search_store(store, cache, &query, limit, &[], semantic, &mut |_| {})
+        {
+            Ok(outcome) => match outcome.semantic_failed {
+                Some(failure) => Err(failure.into()),
+                None => Ok(outcome.hits.into_iter().map(|h| h.id).collect()),
+            },
+            Err(mdindex::Error::Query(_)) => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// The ids and evidence `search` gives for `prompt` as a query.
     fn ask(&self, prompt: &str, search: &Search<'_>) -> anyhow::Result<Vec<(String, Evidence)>> {
         let Some(query) = relevance::prompt_query(prompt) else {

@@ -183,6 +183,15 @@ impl Systems {
         self.ours.search(question, DEPTH)
     }
 
+    /// `memctl search --limit 10 QUESTION`'s ids with `model` on.
+    pub fn rank_hybrid(
+        &self,
+        question: &str,
+        model: &mdembed::Model,
+    ) -> anyhow::Result<Vec<String>> {
+        self.ours.search_hybrid(question, DEPTH, model)
+    }
+
     /// Plain BM25's ids.
     pub fn rank_baseline(&self, question: &str) -> anyhow::Result<Vec<String>> {
         Ok(self

@@ -41,6 +41,7 @@ pub mod model_cmd;
 pub mod records;
 pub mod remember;
 pub mod search;
+pub mod semantic;
 pub mod settings;
 pub mod stores;
 

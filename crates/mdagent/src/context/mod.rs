@@ -78,10 +78,39 @@ pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
             }
         }
     }
-    if let Some(query) = ask.prompt.and_then(mdindex::relevance::prompt_query) {
-        context.records = choose::recall(&stores, &query, ask, now, &mut context.warnings)?;
+    if let Some((prompt, query)) = ask
+        .prompt
+        .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?)))
+    {
+        let model = semantic_model(&mut context.warnings);
+        let semantic = model.as_deref().map(|model| mdindex::Semantic {
+            model,
+            text: prompt,
+        });
+        context.records =
+            choose::recall(&stores, &query, semantic, ask, now, &mut context.warnings)?;
     }
     Ok(context)
+}
+
+/// The model, when semantic matching is on and usable; why not, in
+/// `warnings`, when it is on but cannot be used (context never fails for
+/// it: the records are then chosen by words alone).
+fn semantic_model(warnings: &mut Vec<String>) -> Option<Box<mdembed::Model>> {
+    match crate::semantic::availability() {
+        Ok(mdembed::Availability::Usable(model)) => Some(model),
+        Ok(broken @ mdembed::Availability::Broken { .. }) => {
+            warnings.extend(broken.explain());
+            None
+        }
+        Ok(mdembed::Availability::NotConfigured) => None,
+        Err(e) => {
+            warnings.push(format!(
+                "semantic matching is off: {e}; searching words only"
+            ));
+            None
+        }
+    }
 }
 
 /// The key of a record in session state.

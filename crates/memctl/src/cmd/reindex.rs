@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 use mdagent::Config;
 use mdagent::stores::{self, ScopedStore};
-use mdindex::{Index, RebuildCause, RebuildReport};
+use mdindex::{Index, Opened, RebuildCause, RebuildReport};
 
 use crate::cli::ReindexArgs;
 use crate::failure::{Exit, Failure};
@@ -19,6 +19,12 @@ pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> 
     }
     let cache = mdindex::cache_dir_from_env();
     let mut exit = Exit::Ok;
+    // Only a rebuild embeds: `--check` compares the words.
+    let mut model = if args.check {
+        None
+    } else {
+        super::model::in_force(ui)
+    };
     for scoped in &stores {
         let root = scoped.store.root().display().to_string();
         if args.check {
@@ -53,16 +59,14 @@ pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> 
             continue;
         }
         let mut bar = ProgressBar::new(ui);
-        let opened = Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
-            .with_context(|| format!("cannot open the index of {root}"))?;
-        let report = match opened.rebuilt {
+        let Opened { mut index, rebuilt } =
+            Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
+                .with_context(|| format!("cannot open the index of {root}"))?;
+        let report = match rebuilt {
             Some(report) => report,
-            None => {
-                let mut index = opened.index;
-                index
-                    .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                    .with_context(|| format!("cannot rebuild the index of {root}"))?
-            }
+            None => index
+                .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
+                .with_context(|| format!("cannot rebuild the index of {root}"))?,
         };
         bar.finish();
         let mut out = format!(
@@ -71,6 +75,25 @@ pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> 
             count(report.indexed, "record", "records"),
             report.skipped.len()
         );
+        if let Some(semantic) = model.as_deref() {
+            match index
+                .refresh_vectors(semantic)
+                .with_context(|| format!("cannot store the vectors of {root}"))?
+            {
+                Ok(vectors) => {
+                    out += &format!(
+                        "  embedded {}\n",
+                        count(vectors.embedded, "record", "records")
+                    );
+                }
+                Err(failure) => {
+                    ui.warn(&format!(
+                        "semantic matching is off: {failure}; the index holds words only"
+                    ));
+                    model = None;
+                }
+            }
+        }
         for skipped in &report.skipped {
             let path = scoped.store.root().join(&skipped.rel_path);
             out += &format!(

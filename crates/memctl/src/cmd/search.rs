@@ -28,16 +28,19 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let cache = mdindex::cache_dir_from_env();
     let mut per_store: Vec<(Scope, Vec<Hit>)> = Vec::new();
     let mut said_temporary = false;
+    let mut model = super::model::in_force(ui);
     for scoped in &stores {
         let mut bar = ProgressBar::new(ui);
-        let outcome = mdindex::search_store(
-            &scoped.store,
-            &cache,
-            &query,
-            args.limit,
-            &types,
-            &mut |p| bar.update(p),
-        )
+        let (store, limit, progress) = (&scoped.store, args.limit, &mut |p| bar.update(p));
+        let outcome = match model.as_deref() {
+            Some(model) => {
+                let semantic = mdindex::Semantic { model, text: &text };
+                mdindex::hybrid_search_store(
+                    store, &cache, &query, limit, &types, semantic, progress,
+                )
+            }
+            None => mdindex::search_store(store, &cache, &query, limit, &types, progress),
+        }
         .map_err(|e| search_failure(&text, e))
         .with_context(|| {
             format!(
@@ -64,6 +67,13 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         }
         if let Some(notice) = outcome.sync.notice() {
             ui.warn(&notice);
+        }
+        if let Some(failure) = &outcome.semantic_failed {
+            // Said once: the other stores are searched by words alone.
+            ui.warn(&format!(
+                "semantic matching is off: {failure}; searching words only"
+            ));
+            model = None;
         }
         per_store.push((scoped.scope, outcome.hits));
     }

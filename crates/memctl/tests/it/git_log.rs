@@ -3,8 +3,8 @@
 
 use std::fs;
 
-use crate::env::{Run, TestEnv};
-use crate::git::{Clones, git, git_env, memctl, remember};
+use crate::env::TestEnv;
+use crate::git::{Clones, git, memctl, remember};
 
 /// Issue 9: `memctl log` shows every revision of a record, its forget
 /// included, and takes ids that look like options or are not ASCII.

@@ -72,6 +72,7 @@ mod remembering;
 mod search;
 mod search_words;
 mod secrets;
+mod semantic;
 mod setup_print;
 mod status;
 mod trojan_source;

@@ -33,7 +33,9 @@ fn target_dir() -> PathBuf {
 /// --clear` would empty the venv under the first one's feet.
 fn python_with_mcp() -> PathBuf {
     static MADE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _made = MADE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _made = MADE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let requirements = std::fs::read_to_string(client_dir().join("requirements.txt"))
         .expect("tests/mcp/requirements.txt");
     let venv = target_dir().join("mcp-venv");

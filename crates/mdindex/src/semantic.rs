@@ -1,0 +1,326 @@
+//! Semantic matching (issue 18): each record's sentence embedding, kept in
+//! the index like its terms (derived, rebuildable, never in the store), and
+//! the fusion of the semantic ranking with the lexical one.
+//!
+//! Vectors live in the `vectors` table, keyed by the record's content hash
+//! (`docs.hash`) and the [`VECTORS_VERSION`] that made them. They are not
+//! part of the schema a usable index must have: a missing table is created,
+//! rows of another model or of the wrong length are dropped, and a table of
+//! the wrong shape is replaced, so deleting or damaging them costs only the
+//! time to embed again. [`Index::refresh_vectors`] embeds every record that
+//! has no vector; a search that uses the model refreshes first, after its
+//! sync, so a record edited on disk is embedded again before the answer.
+//!
+//! The text embedded is the record's name, description and the start of
+//! its body ([`EMBED_CHARS`]): the encoder's cost grows with length, and
+//! the opening of a record says what it is about. Nothing is redacted: the
+//! vectors sit beside the index's own copy of every body, in the same cache
+//! folder, and leave the machine no more than it does.
+
+use std::collections::HashMap;
+
+use mdembed::{DIM, Embedding, Model};
+use rusqlite::OptionalExtension as _;
+
+use crate::error::{Result, SqliteContext};
+use crate::search::rel_path_filter;
+use crate::{Hit, Index};
+
+/// Which model and which choice of text made a vector; a vector of any
+/// other version is embedded again.
+pub const VECTORS_VERSION: &str = concat!("use-multilingual-v3@0.2.1", "/text1");
+
+/// Characters of a record (name, description, body, in that order) that are
+/// embedded.
+pub const EMBED_CHARS: usize = 1000;
+
+/// Reciprocal-rank fusion's constant (Cormack et al. 2009): a record ranked
+/// r-th (from 1) in a ranking gets `1 / (RRF_K + r)` from it.
+pub const RRF_K: f64 = 60.0;
+
+/// Records of each ranking that the fusion considers.
+pub const FUSED_DEPTH: usize = 50;
+
+/// A record found only by meaning must be at least this close to the query
+/// (cosine), so that a search about nothing the store holds still says so.
+/// A question and the record that answers it in other words score 0.23 to
+/// 0.42 with USE (a record's text is long); unrelated pairs near 0.
+pub const MIN_COSINE: f32 = 0.2;
+
+/// Records embedded per batch (the model spreads a batch over its threads).
+const BATCH: usize = 64;
+
+const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS vectors (
+    hash BLOB PRIMARY KEY,
+    version TEXT NOT NULL,
+    vector BLOB NOT NULL
+) WITHOUT ROWID";
+
+/// Semantic matching asked of a search: the model, and the query as the
+/// user wrote it (the encoder reads text, not the parsed terms).
+#[derive(Clone, Copy, Debug)]
+pub struct Semantic<'a> {
+    pub model: &'a Model,
+    pub text: &'a str,
+}
+
+/// What [`Index::refresh_vectors`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VectorReport {
+    /// Records embedded (new, edited, or whose vector was lost).
+    pub embedded: usize,
+    /// Vectors dropped: of records gone, of another model, or damaged.
+    pub dropped: usize,
+    /// The table had the wrong shape and was made again.
+    pub healed: bool,
+}
+
+/// Why semantic matching failed mid-search (the search answers lexically).
+#[derive(Debug, thiserror::Error)]
+#[error("the model failed: {0}")]
+pub struct EmbedFailure(#[from] pub mdembed::Error);
+
+impl Index {
+    /// Embeds every record that has no vector of [`VECTORS_VERSION`], and
+    /// drops the vectors of records that are gone or damaged.
+    pub fn refresh_vectors(&self, model: &Model) -> Result<Result<VectorReport, EmbedFailure>> {
+        let path = &self.paths.db;
+        let mut report = VectorReport {
+            healed: self.ensure_vector_table()?,
+            ..VectorReport::default()
+        };
+        let width = i64::try_from(DIM * 4).unwrap_or(i64::MAX);
+        report.dropped = self
+            .conn
+            .execute(
+                "DELETE FROM vectors WHERE version <> ?1 OR length(vector) <> ?2
+                 OR hash NOT IN (SELECT hash FROM docs)",
+                (VECTORS_VERSION, width),
+            )
+            .at(path)?;
+        let missing: Vec<(Vec<u8>, String)> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT d.hash, d.name, d.description, d.body FROM docs d
+                     WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = d.hash)
+                     GROUP BY d.hash ORDER BY d.rel_path",
+                )
+                .at(path)?;
+            let rows = stmt
+                .query_map([], |row| {
+                    let parts: [String; 3] = [row.get(1)?, row.get(2)?, row.get(3)?];
+                    Ok((row.get(0)?, embed_text(&parts)))
+                })
+                .at(path)?;
+            rows.collect::<rusqlite::Result<_>>().at(path)?
+        };
+        for batch in missing.chunks(BATCH) {
+            let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
+            let vectors = match model.embed_batch(&texts) {
+                Ok(vectors) => vectors,
+                Err(e) => return Ok(Err(EmbedFailure(e))),
+            };
+            let mut insert = self
+                .conn
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO vectors (hash, version, vector) VALUES (?1, ?2, ?3)",
+                )
+                .at(path)?;
+            for ((hash, _), vector) in batch.iter().zip(&vectors) {
+                insert
+                    .execute((hash, VECTORS_VERSION, to_bytes(vector)))
+                    .at(path)?;
+            }
+            report.embedded += batch.len();
+        }
+        Ok(Ok(report))
+    }
+
+    /// Creates the vector table if it is missing, and makes it again if it
+    /// has the wrong columns; `true` when it had to be made again.
+    fn ensure_vector_table(&self) -> Result<bool> {
+        let path = &self.paths.db;
+        self.conn.execute_batch(CREATE_TABLE).at(path)?;
+        let shaped = self
+            .conn
+            .query_row(
+                "SELECT hash, version, vector FROM vectors LIMIT 1",
+                [],
+                |_| Ok(()),
+            )
+            .optional();
+        match shaped {
+            Ok(_) => Ok(false),
+            Err(e) if crate::error::is_damage(&e) => Err(e).at(path),
+            Err(_) => {
+                self.conn
+                    .execute_batch(&format!("DROP TABLE vectors; {CREATE_TABLE}"))
+                    .at(path)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Every record (by its path in the store) allowed by `filter` (an SQL condition on
+    /// `d`, with its `params`), with its cosine to `query`, closest first.
+    pub(crate) fn semantic_ranking(
+        &self,
+        query: &Embedding,
+        filter: &str,
+        params: &[rusqlite::types::Value],
+    ) -> Result<Vec<(String, f32)>> {
+        let path = &self.paths.db;
+        let sql = format!(
+            "SELECT d.rel_path, v.vector FROM docs d JOIN vectors v ON v.hash = d.hash
+             WHERE v.version = ?{filter}"
+        );
+        let mut all = vec![rusqlite::types::Value::Text(VECTORS_VERSION.to_string())];
+        all.extend_from_slice(params);
+        let mut stmt = self.conn.prepare(&sql).at(path)?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(all), |row| {
+                let rel_path: String = row.get(0)?;
+                let bytes: Vec<u8> = row.get(1)?;
+                Ok((rel_path, bytes))
+            })
+            .at(path)?;
+        let mut ranked = Vec::new();
+        for row in rows {
+            let (doc, bytes) = row.at(path)?;
+            if let Some(vector) = from_bytes(&bytes) {
+                ranked.push((doc, mdembed::cosine(query, &vector)));
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(ranked)
+    }
+
+    /// `passed` (the records the lexical decision lets through, best
+    /// first) in the order of the fusion of that order with their
+    /// closeness to the prompt, each hit's score its fused score. Meaning
+    /// only reorders here: it neither adds a record nor drops one, since
+    /// no cosine tells a prompt that deserves a record from one that
+    /// deserves none (docs/RETRIEVAL.md).
+    pub(crate) fn rerank<E>(
+        &self,
+        passed: Vec<(Hit, E)>,
+        semantic: Semantic<'_>,
+    ) -> Result<Result<Vec<(Hit, E)>, EmbedFailure>> {
+        if passed.len() < 2 {
+            return Ok(Ok(passed));
+        }
+        let prompt = match semantic.model.embed(semantic.text) {
+            Ok(prompt) => prompt,
+            Err(e) => return Ok(Err(EmbedFailure(e))),
+        };
+        let root = self.store.root();
+        let rel_paths: Vec<String> = passed
+            .iter()
+            .map(|(hit, _)| {
+                let rel = hit.path.strip_prefix(root).unwrap_or(&hit.path);
+                crate::rows::rel_key(rel)
+            })
+            .collect();
+        let (filter, params) = rel_path_filter(&rel_paths);
+        let near: Vec<String> = self
+            .semantic_ranking(&prompt, &filter, &params)?
+            .into_iter()
+            .map(|(rel_path, _)| rel_path)
+            .collect();
+        let fused = fuse(&[rel_paths.clone(), near]);
+        let mut by_path: HashMap<String, (Hit, E)> = rel_paths.into_iter().zip(passed).collect();
+        Ok(Ok(fused
+            .into_iter()
+            .filter_map(|(rel_path, score)| {
+                let (mut hit, evidence) = by_path.remove(&rel_path)?;
+                hit.score = score;
+                Some((hit, evidence))
+            })
+            .collect()))
+    }
+}
+
+/// The text of a record that is embedded: its name (words, not a slug),
+/// description and body, joined, cut at [`EMBED_CHARS`] characters.
+fn embed_text([name, description, body]: &[String; 3]) -> String {
+    let name = name.replace(['-', '_'], " ");
+    let joined = format!("{name}. {description}\n{body}");
+    match joined.char_indices().nth(EMBED_CHARS) {
+        Some((cut, _)) => joined[..cut].to_string(),
+        None => joined,
+    }
+}
+
+fn to_bytes(vector: &Embedding) -> Vec<u8> {
+    vector.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn from_bytes(bytes: &[u8]) -> Option<Embedding> {
+    if bytes.len() != DIM * 4 {
+        return None;
+    }
+    let mut vector = [0f32; DIM];
+    for (value, chunk) in vector.iter_mut().zip(bytes.chunks_exact(4)) {
+        *value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    Some(vector)
+}
+
+/// Reciprocal-rank fusion of `rankings` (each best first): every key with
+/// its fused score, best first; ties keep the order of first appearance.
+pub fn fuse<K: Clone + Eq + std::hash::Hash>(rankings: &[Vec<K>]) -> Vec<(K, f64)> {
+    let mut scores: HashMap<K, (f64, usize)> = HashMap::new();
+    let mut seen = 0;
+    for ranking in rankings {
+        for (rank, key) in ranking.iter().enumerate() {
+            let gain = 1.0 / (RRF_K + rank as f64 + 1.0);
+            let entry = scores.entry(key.clone()).or_insert_with(|| {
+                seen += 1;
+                (0.0, seen)
+            });
+            entry.0 += gain;
+        }
+    }
+    let mut fused: Vec<(K, f64, usize)> = scores
+        .into_iter()
+        .map(|(key, (score, first))| (key, score, first))
+        .collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    fused
+        .into_iter()
+        .map(|(key, score, _)| (key, score))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fusion_rewards_agreement_and_keeps_first_seen_order_on_ties() {
+        let fused = fuse(&[vec!["a", "b", "c"], vec!["b", "d"]]);
+        let order: Vec<&str> = fused.iter().map(|(k, _)| *k).collect();
+        assert_eq!(order, ["b", "a", "d", "c"]);
+        let tied = fuse(&[vec!["x"], vec!["y"]]);
+        assert_eq!(tied[0].0, "x");
+        assert!((tied[0].1 - tied[1].1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn vectors_round_trip_and_wrong_lengths_are_refused() {
+        let mut vector = [0f32; DIM];
+        vector[3] = -0.25;
+        vector[DIM - 1] = 1.5;
+        assert_eq!(from_bytes(&to_bytes(&vector)), Some(vector));
+        assert_eq!(from_bytes(&[0u8; 12]), None);
+    }
+
+    #[test]
+    fn the_embedded_text_is_cut_at_a_character_boundary() {
+        let long = "가".repeat(EMBED_CHARS * 2);
+        let text = embed_text(&["deploy-notes".into(), "How we ship".into(), long]);
+        assert!(text.starts_with("deploy notes. How we ship\n"));
+        assert_eq!(text.chars().count(), EMBED_CHARS);
+    }
+}
