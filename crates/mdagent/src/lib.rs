@@ -18,7 +18,10 @@ layers over it that parse, call this crate and render.
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
-- [`model_cmd`]: running a model command with a timeout and a cap on its answer.
+- [`model_cmd`]: running a model command with a timeout and a cap on its answer;
+  [`model_source`]: where that command comes from (the user, never a
+  repository); [`model_answer`]: a runner's result wrapper taken off;
+- [`pending`]: candidates found after a session, waiting for `memctl review`.
 
 It takes a plain [`Config`], never a command line's types, and returns
 typed errors; [`explain`] gives a face the kind of failure and a hint for
@@ -32,7 +35,10 @@ pub mod dream_model;
 pub mod extract;
 pub mod freshen;
 pub mod index_sink;
+pub mod model_answer;
 pub mod model_cmd;
+pub mod model_source;
+pub mod pending;
 pub mod records;
 pub mod remember;
 pub mod search;
@@ -104,6 +110,12 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> 
     }
     if let Some(e) = error.downcast_ref::<extract::transcript::TranscriptError>() {
         return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<model_source::ConfigError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<pending::PendingError>() {
+        return Some((e.kind(), None));
     }
     if let Some(context::ContextError::Stores(e)) = error.downcast_ref::<context::ContextError>() {
         return Some((e.kind(), e.hint()));

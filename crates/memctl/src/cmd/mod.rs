@@ -11,6 +11,7 @@ pub mod init;
 pub mod list;
 pub mod reindex;
 pub mod remember;
+pub mod review;
 pub mod search;
 pub mod show;
 pub mod status;

@@ -91,7 +91,7 @@ fn install_runner() -> Result<String, String> {
 }
 
 /// The runner, or `None` after saying why the test is skipped.
-fn runner_or_skip(test: &str) -> Option<String> {
+pub(crate) fn runner_or_skip(test: &str) -> Option<String> {
     match runner() {
         Ok(command) => Some(command),
         Err(reason) => {
@@ -105,7 +105,7 @@ fn runner_or_skip(test: &str) -> Option<String> {
 /// What must hold whatever the model said: a documented exit, no panic,
 /// every record file left as it was or written whole, and `check` clean
 /// of record problems.
-fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
+pub(crate) fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
     let code = run.code;
     assert!(DOCUMENTED_EXITS.contains(&code), "{}", run.render());
     assert!(
@@ -122,7 +122,7 @@ fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
     );
 }
 
-fn with_records(env: &TestEnv) {
+pub(crate) fn with_records(env: &TestEnv) {
     env.remember(
         "prefer-pnpm",
         "feedback",

@@ -161,7 +161,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
             )
             .with_hint(hint)
         }
-        e @ DreamModelError::Answer { .. } => {
+        e @ (DreamModelError::Answer { .. } | DreamModelError::Wrapped { .. }) => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
                 "the runner must print only the JSON plan (see `memctl dream` in the user guide)",
             )
