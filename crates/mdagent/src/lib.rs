@@ -21,7 +21,8 @@ layers over it that parse, call this crate and render.
 - [`model_cmd`]: running a model command with a timeout and a cap on its answer;
   [`model_source`]: where that command comes from (the user, never a
   repository); [`model_answer`]: a runner's result wrapper taken off;
-- [`pending`]: candidates found after a session, waiting for `memctl review`.
+- [`pending`]: candidates found after a session, waiting for `memctl review`;
+  [`after_session`]: the job the end of a session starts to find them.
 
 It takes a plain [`Config`], never a command line's types, and returns
 typed errors; [`explain`] gives a face the kind of failure and a hint for
@@ -29,6 +30,7 @@ any of them.
 */
 #![forbid(unsafe_code)]
 
+pub mod after_session;
 pub mod context;
 pub mod dream_auto;
 pub mod dream_model;
