@@ -36,6 +36,33 @@ pub fn job_args(transcript: &Path, target: &ScopedStore) -> Vec<OsString> {
     args
 }
 
+/// After a turn (Codex's `Stop`, which ends no session), extraction runs
+/// at most once in this many seconds a session: each run asks the model.
+pub const TURN_INTERVAL_SECS: u64 = 30 * 60;
+
+/// Whether the end of `session_id` (a session, or only a turn) is to be
+/// extracted now: always at a session's end; after a turn, when none of
+/// this session was in the last [`TURN_INTERVAL_SECS`] (a stamp in
+/// `cache_dir`, named from the session id's hash, remembers it).
+pub fn due(cache_dir: &Path, session_id: &str, after_turn: bool) -> bool {
+    if !after_turn {
+        return true;
+    }
+    let hash = blake3::hash(session_id.as_bytes()).to_hex();
+    let stamp = cache_dir.join(format!("extract-turn-{}", &hash[..16]));
+    let recent = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| std::time::SystemTime::now().duration_since(at).ok())
+        .is_some_and(|age| age.as_secs() < TURN_INTERVAL_SECS);
+    if recent {
+        return false;
+    }
+    // A stamp that cannot be written only means the next turn runs again.
+    let _ = std::fs::create_dir_all(cache_dir).and_then(|()| std::fs::write(&stamp, b""));
+    true
+}
+
 /// Whether there is a model command to run: without one (or with a user
 /// configuration that cannot be read) the job is not started, and
 /// [`not_configured_once`] says why, once.
@@ -91,6 +118,18 @@ mod tests {
             Some(Scope::Workspace)
         );
         assert!(target(&[]).is_none());
+    }
+
+    #[test]
+    fn after_a_turn_extraction_waits_its_interval_and_a_session_end_never_does() {
+        let cache = tempfile::tempdir().unwrap();
+        assert!(due(cache.path(), "s", true));
+        assert!(
+            !due(cache.path(), "s", true),
+            "a second turn soon after waits"
+        );
+        assert!(due(cache.path(), "other", true));
+        assert!(due(cache.path(), "s", false));
     }
 
     #[test]
