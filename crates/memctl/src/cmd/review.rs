@@ -158,7 +158,7 @@ fn ask(entry: &Entry) -> anyhow::Result<Choice> {
     ];
     let picked = dialoguer::Select::new()
         .with_prompt(format!("From {}", ui::shown(&entry.from)))
-        .items(&choices)
+        .items(choices)
         .default(0)
         .interact()?;
     Ok(match picked {
