@@ -27,9 +27,10 @@ impl ChangeSink for Paths {
 }
 
 pub(crate) fn record_text(id: &str, source: &str, body: &str) -> String {
-    format!(
-        "---\nname: {id}\ndescription: about {id}\ntype: project\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\nrevision: 1\nsource: {source}\n---\n{body}"
-    )
+    memctl_testkit::RecordFile::written(id)
+        .source(source)
+        .body(body)
+        .text()
 }
 
 /// A store of eight records, `MEMORY.md` written by hand (as in a Claude

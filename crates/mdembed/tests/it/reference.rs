@@ -194,10 +194,12 @@ fn known_pure_python_departure(text: &str, sentencepiece: &[u32], pure: &[u32]) 
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn token_ids_match_sentencepiece_on_thousands_of_texts() {
-    let Some(fixture) = fixture("token_ids_match_sentencepiece_on_thousands_of_texts") else {
-        return;
-    };
+    let fixture = fixture("token_ids_match_sentencepiece_on_thousands_of_texts");
     let model = mdembed::Model::open(&fixture.installed).unwrap();
     let mut texts = real_lines();
     let real = texts.len();
@@ -242,10 +244,12 @@ fn token_ids_match_sentencepiece_on_thousands_of_texts() {
 }
 
 #[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn embeddings_match_the_numpy_backend() {
-    let Some(fixture) = fixture("embeddings_match_the_numpy_backend") else {
-        return;
-    };
+    let fixture = fixture("embeddings_match_the_numpy_backend");
     let model = mdembed::Model::open(&fixture.installed).unwrap();
     // Only texts the package's tokenizer reads as SentencePiece does: for
     // the others its network sees other ids, so there is nothing to compare.

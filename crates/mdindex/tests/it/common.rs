@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use mdindex::{CheckReport, Index, SearchOutcome, Started, WatchNote, Watcher, query};
 use mdstore::Store;
+use memctl_testkit::RecordFile;
 use tempfile::TempDir;
 
 use crate::child::ChildWatcher;
@@ -87,10 +88,11 @@ impl Env {
 }
 
 pub fn record_text(id: &str, words: &str) -> String {
-    let name = id.rsplit('/').next().unwrap();
-    format!(
-        "---\nname: {name}\ndescription: A note about {words}\ntype: project\n---\nThe body mentions {words}.\n"
-    )
+    RecordFile::new(id)
+        .description(&format!("A note about {words}"))
+        .body(&format!("The body mentions {words}.\n"))
+        .verbatim()
+        .text()
 }
 
 pub fn ids_of(outcome: &SearchOutcome) -> Vec<String> {

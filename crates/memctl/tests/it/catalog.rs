@@ -164,17 +164,12 @@ fn many_records(
 fn over_199_records_the_last_line_says_how_many_were_left_out() {
     let env = TestEnv::new();
     let mut records = many_records(&env, 205, |i| format!("Fact number {i}"));
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "r999",
-        "--type",
-        "project",
-        "--description",
-        "The last fact",
-        "Body.",
-    ]);
+    let run = env
+        .remembering("r999")
+        .kind("project")
+        .description("The last fact")
+        .body("Body.")
+        .run();
     run.assert_success();
     records.push(record("r999", "project", "The last fact"));
     assert!(
@@ -231,34 +226,24 @@ fn remember_warns_before_a_write_that_crosses_90_percent_of_the_budget() {
     // 179 records and the header fill 180 of 200 lines: 90%, not over it;
     // one more record crosses it.
     many_records(&env, 178, |i| format!("Fact number {i}"));
-    let below = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "s000",
-        "--type",
-        "project",
-        "--description",
-        "One more",
-        "Body.",
-    ]);
+    let below = env
+        .remembering("s000")
+        .kind("project")
+        .description("One more")
+        .body("Body.")
+        .run();
     below.assert_success();
     assert!(
         !below.stderr.contains("warning"),
         "180 of 200 lines is not over 90%:\n{}",
         below.render()
     );
-    let above = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "s001",
-        "--type",
-        "project",
-        "--description",
-        "And one more",
-        "Body.",
-    ]);
+    let above = env
+        .remembering("s001")
+        .kind("project")
+        .description("And one more")
+        .body("Body.")
+        .run();
     above.assert_success();
     assert_run_snapshot!(env, above);
 }
@@ -419,19 +404,14 @@ fn foreign_memory_md_is_preserved_on_first_write() {
         check.render()
     );
 
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--store",
-        &store,
-        "--name",
-        "deploy-day",
-        "--type",
-        "project",
-        "--description",
-        "Deploys go out on Tuesdays",
-        "Tuesdays only.",
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .store(&store)
+        .name("deploy-day")
+        .kind("project")
+        .description("Deploys go out on Tuesdays")
+        .body("Tuesdays only.")
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     let kept = folder.join(PRESERVED);
@@ -529,14 +509,8 @@ fn every_writer_reports_foreign_memory_md_it_kept() {
         let folder = claude_code_folder(&env);
         let store = folder.display().to_string();
         let run = match writer {
-            "remember" => env.run(&[
-                "remember", "--yes", "--store", &store, "--type", "project", "--description",
-                "Deploys go out on Tuesdays", "Tuesdays only.",
-            ]),
-            "from-json" => env.run_stdin(
-                &["remember", "--yes", "--store", &store, "--from-json", "-"],
-                r#"[{"name": "deploy-day", "type": "project", "description": "Deploys go out on Tuesdays", "body": "Tuesdays only."}]"#,
-            ),
+            "remember" => env.remembering_unnamed().store(&store).kind("project").description("Deploys go out on Tuesdays").body("Tuesdays only.").run(),
+            "from-json" => env.remembering_unnamed().store(&store).candidates_from("-").stdin(r#"[{"name": "deploy-day", "type": "project", "description": "Deploys go out on Tuesdays", "body": "Tuesdays only."}]"#).run(),
             "forget" => env.run(&["forget", "--yes", "--store", &store, "feedback_terse"]),
             _ => {
                 let editor = env.script("editor", r#"sed -i 's/impatiently/firmly/' "$1""#);

@@ -68,17 +68,14 @@ fn eight_processes_remembering_fifty_records_each_lose_nothing() {
                     let mut failures = Vec::new();
                     for n in 0..RECORDS_PER_WORKER {
                         let name = format!("w{worker}-r{n:02}");
-                        let run = env.run(&[
-                            "remember",
-                            "--yes",
-                            "--name",
-                            &name,
-                            "--type",
-                            "project",
-                            "--description",
-                            &description(worker, n),
-                            &format!("Body of worker {worker}, record {n}.\nSecond line."),
-                        ]);
+                        let run = env
+                            .remembering(&name)
+                            .kind("project")
+                            .description(&description(worker, n))
+                            .body(&format!(
+                                "Body of worker {worker}, record {n}.\nSecond line."
+                            ))
+                            .run();
                         if run.code != 0 {
                             failures.push(run.render());
                         }

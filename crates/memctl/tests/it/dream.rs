@@ -8,19 +8,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
+use memctl_testkit::RecordFile;
+
 use crate::env::{TestEnv, files_under};
 
 /// A hand-made record with a source.
 pub fn record(env: &TestEnv, dir: &Path, id: &str, kind: &str, source: &str, body: &str) {
-    fs::create_dir_all(dir).unwrap();
     let _ = env;
-    fs::write(
-        dir.join(format!("{id}.md")),
-        format!(
-            "---\nname: {id}\ndescription: about {id}\ntype: {kind}\nsource: {source}\n---\n{body}"
-        ),
-    )
-    .unwrap();
+    RecordFile::new(id)
+        .kind(kind)
+        .source(source)
+        .body(body)
+        .write_in(dir)
+        .unwrap();
 }
 
 /// A workspace store of six records (two saying the same thing) and a

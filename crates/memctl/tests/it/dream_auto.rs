@@ -137,20 +137,12 @@ fn auto_applies_only_exact_duplicates_and_expired_records() {
             .replace("name: pytest", "name: pytest-again"),
     )
     .unwrap();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "freeze",
-        "--type",
-        "project",
-        "--description",
-        "Deploy freeze",
-        "--expires",
-        "2020-01-01",
-        "Deploy freeze until the release.",
-    ])
-    .assert_success();
+    env.remembering("freeze")
+        .kind("project")
+        .description("Deploy freeze")
+        .expires("2020-01-01")
+        .body("Deploy freeze until the release.")
+        .ok();
     record(
         &env,
         &ws,

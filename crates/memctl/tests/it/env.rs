@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use memctl_testkit::{RecordFile, write_file};
 use tempfile::TempDir;
 
 /// One finished run of the binary.
@@ -261,29 +262,16 @@ impl TestEnv {
 
     /// `memctl remember --yes` of a new user record, asserted to succeed.
     pub fn remember(&self, name: &str, record_type: &str, description: &str, body: &str) -> Run {
-        let run = self.run(&[
-            "remember",
-            "--yes",
-            "--name",
-            name,
-            "--type",
-            record_type,
-            "--description",
-            description,
-            body,
-        ]);
-        run.assert_success();
-        run
+        self.remembering(name)
+            .kind(record_type)
+            .description(description)
+            .body(body)
+            .ok()
     }
 
     /// Writes a file into the workspace store as a person would (no memctl).
     pub fn write_store_file(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.store().join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).expect("the folder of a store file");
-        }
-        fs::write(&path, text).expect("a store file is written");
-        path
+        write_file(&self.store(), rel, text).expect("a store file is written")
     }
 
     /// A hand-made record with the required keys.
@@ -294,12 +282,14 @@ impl TestEnv {
         description: &str,
         body: &str,
     ) -> PathBuf {
-        self.write_store_file(
-            &format!("{id}.md"),
-            &format!(
-                "---\nname: {id}\ndescription: {description}\ntype: {record_type}\n---\n{body}\n"
-            ),
-        )
+        self.write(&hand_made(id, record_type, description, body))
+    }
+
+    /// Writes `record` into the workspace store.
+    pub fn write(&self, record: &RecordFile) -> PathBuf {
+        record
+            .write_in(&self.store())
+            .expect("a record file is written")
     }
 
     /// Replaces a store file as vim and most editors save: the new text goes
@@ -320,16 +310,9 @@ impl TestEnv {
         description: &str,
         body: &str,
     ) -> PathBuf {
-        let path = self.global_store().join(format!("{id}.md"));
-        fs::create_dir_all(self.global_store()).expect("the global store folder");
-        fs::write(
-            &path,
-            format!(
-                "---\nname: {id}\ndescription: {description}\ntype: {record_type}\n---\n{body}\n"
-            ),
-        )
-        .expect("a global record is written");
-        path
+        hand_made(id, record_type, description, body)
+            .write_in(&self.global_store())
+            .expect("a global record is written")
     }
 
     /// The search index files (`*.sqlite`) in the cache folder, sorted.
@@ -446,4 +429,13 @@ fn command_line(args: &[&str]) -> String {
 /// `text` as one word for `sh`.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A record with only the keys a person types, written as typed.
+fn hand_made(id: &str, record_type: &str, description: &str, body: &str) -> RecordFile {
+    RecordFile::new(id)
+        .kind(record_type)
+        .description(description)
+        .body(&format!("{body}\n"))
+        .verbatim()
 }

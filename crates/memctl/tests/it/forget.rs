@@ -152,17 +152,12 @@ fn a_hand_made_record_in_a_subfolder_can_be_forgotten() {
         .assert_success();
     assert!(!env.store().join("team/ci-cache.md").exists());
     assert_eq!(tombstones(&env).len(), 1);
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "ci-cache",
-        "--type",
-        "project",
-        "--description",
-        "CI caches cargo",
-        "Keyed on Cargo.lock.",
-    ]);
+    let run = env
+        .remembering("ci-cache")
+        .kind("project")
+        .description("CI caches cargo")
+        .body("Keyed on Cargo.lock.")
+        .run();
     run.assert_code(4);
     assert!(
         run.stderr.contains("team/ci-cache was forgotten"),
@@ -174,19 +169,13 @@ fn a_hand_made_record_in_a_subfolder_can_be_forgotten() {
 #[test]
 fn forget_in_the_global_store() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .ok();
     env.run(&["forget", "--yes", "editor"]).assert_code(2);
     env.run(&["forget", "--global", "--yes", "editor"])
         .assert_success();

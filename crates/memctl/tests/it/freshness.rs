@@ -77,32 +77,20 @@ fn remember_then_search_at_once_finds_it() {
     assert_eq!(found(&env, &["lockfile"]), set(&["ci-cache"]));
 
     // An update through memctl: the new text at once, the old one gone.
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "ci-cache",
-        "--description",
-        "CI caches cargo",
-        "Keyed on the toolchain version.",
-    ])
-    .assert_success();
+    env.remembering("ci-cache")
+        .description("CI caches cargo")
+        .body("Keyed on the toolchain version.")
+        .ok();
     assert_eq!(found(&env, &["toolchain"]), set(&["ci-cache"]));
     assert_eq!(found(&env, &["lockfile"]), set(&[]));
 
-    env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix, with the toolchain from rustup.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix, with the toolchain from rustup.")
+        .ok();
     let run = env.run(&["search", "--json", "toolchain"]);
     run.assert_success();
     assert_eq!(

@@ -65,7 +65,11 @@ fn mixed_candidates_are_each_reported_and_the_first_refusal_sets_the_exit_code()
             {"name": "user-editor", "type": "user", "description": "The user edits with helix", "body": "Helix.", "source": "verified", "tags": ["editor"]}
         ]),
     );
-    let run = env.run(&["remember", "--from-json", &file, "--yes", "--json"]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&file)
+        .arg("--json")
+        .run();
     run.assert_code(2);
     assert_eq!(
         statuses(&run),
@@ -123,7 +127,7 @@ fn the_text_report_names_each_outcome() {
             {"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed on Cargo.lock."}
         ]),
     );
-    let run = env.run(&["remember", "--from-json", &file, "--yes"]);
+    let run = env.remembering_unnamed().candidates_from(&file).run();
     run.assert_code(4);
     assert_run_snapshot!(env, run);
 }
@@ -136,9 +140,12 @@ fn every_candidate_stored_or_noop_exits_0() {
         {"name": "b", "type": "project", "description": "Fact b", "body": "B."}
     ]);
     let file = write_json(&env, "candidates.json", &candidates);
-    env.run(&["remember", "--from-json", &file, "--yes"])
-        .assert_success();
-    let again = env.run(&["remember", "--from-json", &file, "--yes", "--json"]);
+    env.remembering_unnamed().candidates_from(&file).ok();
+    let again = env
+        .remembering_unnamed()
+        .candidates_from(&file)
+        .arg("--json")
+        .run();
     again.assert_success();
     assert_eq!(
         statuses(&again),
@@ -152,10 +159,7 @@ fn every_candidate_stored_or_noop_exits_0() {
 #[test]
 fn candidates_from_standard_input() {
     let env = TestEnv::new();
-    let run = env.run_stdin(
-        &["remember", "--from-json", "-", "--yes"],
-        r#"[{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed on Cargo.lock."}]"#,
-    );
+    let run = env.remembering_unnamed().candidates_from("-").stdin(r#"[{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed on Cargo.lock."}]"#).run();
     run.assert_success();
     assert!(env.store().join("ci-cache.md").is_file());
 }
@@ -169,7 +173,11 @@ fn without_yes_nothing_is_written() {
         "candidates.json",
         &json!([{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed."}]),
     );
-    let run = env.run(&["remember", "--from-json", &file]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&file)
+        .asking()
+        .run();
     run.assert_code(3);
     assert!(run.stderr.contains("--yes"), "{}", run.render());
     assert_eq!(env.store_bytes(), before);
@@ -182,12 +190,10 @@ fn malformed_json_names_file_line_and_column() {
     fs::write(&path, "[\n  {\"name\": \"a\", \"type\": \"project\",\n   \"description\": \"x\" \"body\": \"y\"}\n]\n")
         .expect("file");
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--from-json",
-        &path.display().to_string(),
-        "--yes",
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&path.display().to_string())
+        .run();
     run.assert_code(2);
     assert!(
         run.stderr.contains(&format!("{}:3:", path.display())),
@@ -231,7 +237,7 @@ fn wrong_shapes_and_values_are_bad_input() {
     ];
     for (file, value, named) in cases {
         let path = write_json(&env, file, &value);
-        let run = env.run(&["remember", "--from-json", &path, "--yes"]);
+        let run = env.remembering_unnamed().candidates_from(&path).run();
         run.assert_code(2);
         assert!(
             run.stderr.contains(named),
@@ -239,12 +245,10 @@ fn wrong_shapes_and_values_are_bad_input() {
             run.render()
         );
     }
-    let missing = env.run(&[
-        "remember",
-        "--from-json",
-        "/nonexistent/candidates.json",
-        "--yes",
-    ]);
+    let missing = env
+        .remembering_unnamed()
+        .candidates_from("/nonexistent/candidates.json")
+        .run();
     missing.assert_code(2);
     assert!(
         missing.stderr.contains("/nonexistent/candidates.json"),
@@ -265,8 +269,7 @@ fn candidates_route_to_their_scope() {
             {"name": "editor", "type": "user", "description": "Uses helix", "body": "Helix.", "scope": "global"}
         ]),
     );
-    env.run(&["remember", "--from-json", &file, "--yes"])
-        .assert_success();
+    env.remembering_unnamed().candidates_from(&file).ok();
     assert!(env.store().join("ci-cache.md").is_file());
     assert!(env.global_store().join("editor.md").is_file());
     assert!(!env.store().join("editor.md").exists());

@@ -518,10 +518,12 @@ fn log_of_a_dotdot_id_does_not_show_files_outside_the_store() {
 #[test]
 fn log_outside_git_says_there_is_no_history() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember", "--yes", "-t", "project", "-n", "x", "-d", "A record", "x",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .kind("project")
+        .name("x")
+        .description("A record")
+        .body("x")
+        .ok();
     let run = env.run(&["log", "x"]);
     run.assert_code(2);
     assert!(

@@ -52,7 +52,7 @@ fn nul_byte_in_json_body_leaves_no_file() {
     let before = env.store_bytes();
     let value = json!([{"name": "nb", "type": "project", "description": "d", "body": "a\u{0}b"}]);
     let path = json_file(&env, "nb.json", &value.to_string());
-    let run = env.run(&["remember", "--from-json", &path, "--yes"]);
+    let run = env.remembering_unnamed().candidates_from(&path).run();
     run.assert_code(2);
     assert!(
         run.stderr
@@ -116,7 +116,7 @@ fn one_bad_candidate_among_three_is_refused_alone() {
         {"name": "sixth", "type": "project", "description": "bell \u{7}", "body": "b"},
     ]);
     let path = json_file(&env, "batch.json", &value.to_string());
-    let run = env.run(&["remember", "--from-json", &path, "--yes"]);
+    let run = env.remembering_unnamed().candidates_from(&path).run();
     run.assert_code(2);
     assert!(env.store().join("first.md").is_file(), "{}", run.render());
     assert!(env.store().join("third.md").is_file(), "{}", run.render());
@@ -147,7 +147,11 @@ fn one_bad_candidate_is_its_own_row_in_json_output() {
         {"type": "project", "description": "No name", "body": "two"},
     ]);
     let path = json_file(&env, "rows.json", &value.to_string());
-    let run = env.run(&["remember", "--from-json", &path, "--yes", "--json"]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&path)
+        .arg("--json")
+        .run();
     run.assert_code(2);
     let rows: Vec<Value> = serde_json::from_str(&run.stdout).expect("JSON rows");
     assert_eq!(rows[0]["status"], "saved");
@@ -162,8 +166,7 @@ fn json_file_with_a_bom_is_read() {
     let value =
         json!([{"name": "bom", "type": "project", "description": "From Windows", "body": "b"}]);
     let path = json_file(&env, "bom.json", &format!("\u{feff}{value}"));
-    env.run(&["remember", "--from-json", &path, "--yes"])
-        .assert_success();
+    env.remembering_unnamed().candidates_from(&path).ok();
     assert!(env.store().join("bom.md").is_file());
 }
 
@@ -171,7 +174,7 @@ fn json_file_with_a_bom_is_read() {
 fn json_syntax_error_names_line_and_column() {
     let env = TestEnv::new();
     let path = json_file(&env, "broken.json", "[\n  {\"name\": \"x\",,}\n]\n");
-    let run = env.run(&["remember", "--from-json", &path, "--yes"]);
+    let run = env.remembering_unnamed().candidates_from(&path).run();
     run.assert_code(2);
     assert!(run.stderr.contains("broken.json:2:16:"), "{}", run.render());
 }

@@ -192,19 +192,14 @@ fn a_missing_store_folder_is_bad_input() {
     let run = env.run(&["list", "--store", &missing.display().to_string()]);
     run.assert_code(2);
     assert_run_snapshot!(env, run);
-    let write = env.run(&[
-        "remember",
-        "--yes",
-        "--store",
-        &missing.display().to_string(),
-        "--name",
-        "x",
-        "--type",
-        "project",
-        "--description",
-        "D",
-        "B.",
-    ]);
+    let write = env
+        .remembering_unnamed()
+        .store(&missing.display().to_string())
+        .name("x")
+        .kind("project")
+        .description("D")
+        .body("B.")
+        .run();
     write.assert_code(2);
     assert!(!missing.exists());
 }
@@ -212,17 +207,12 @@ fn a_missing_store_folder_is_bad_input() {
 #[test]
 fn a_write_outside_any_project_is_bad_input() {
     let env = TestEnv::bare();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "x",
-        "--type",
-        "project",
-        "--description",
-        "D",
-        "B.",
-    ]);
+    let run = env
+        .remembering("x")
+        .kind("project")
+        .description("D")
+        .body("B.")
+        .run();
     run.assert_code(2);
     assert_run_snapshot!(env, run);
     assert!(!env.store().exists());

@@ -58,6 +58,7 @@ mod real_model;
 mod real_model_lifecycle;
 mod regressions;
 mod remember;
+mod remembering;
 mod search;
 mod secrets;
 mod status;

@@ -150,18 +150,12 @@ fn pre_commit_hook_fails_on_a_secret_and_passes_a_clean_store() {
     env.run(&["init"]).assert_success();
     // The author's own global store holds a problem: not the project's.
     leaky_global_store(&env);
-    env.run(&[
-        "remember",
-        "--yes",
-        "-t",
-        "project",
-        "-n",
-        "clean",
-        "-d",
-        "A clean record",
-        "Body.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .kind("project")
+        .name("clean")
+        .description("A clean record")
+        .body("Body.")
+        .ok();
     git(&env, &["add", "-A"]);
     let (code, text) = run_hook(&env, &tool);
     assert_eq!(code, 0, "{text}");

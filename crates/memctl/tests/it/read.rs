@@ -145,19 +145,13 @@ fn list_ignores_dotfiles_memory_md_and_leftover_temp_files() {
 fn list_labels_scopes_when_there_are_two_stores() {
     let env = TestEnv::new();
     three_records(&env);
-    env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .ok();
     let run = env.run(&["list"]);
     run.assert_success();
     assert_run_snapshot!(env, run);
@@ -199,24 +193,14 @@ fn show_finds_an_id_in_any_case() {
 #[test]
 fn show_json_has_every_field() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        "Tests use pytest",
-        "--tag",
-        "tests",
-        "--expires",
-        "2030-01-31",
-        "--source",
-        "verified",
-        "New tests use pytest.",
-    ])
-    .assert_success();
+    env.remembering("prefer-pytest")
+        .kind("feedback")
+        .description("Tests use pytest")
+        .tag("tests")
+        .expires("2030-01-31")
+        .source("verified")
+        .body("New tests use pytest.")
+        .ok();
     let run = env.run(&["show", "--json", "prefer-pytest"]);
     run.assert_success();
     let value = json_of(&run);
@@ -251,19 +235,13 @@ fn show_of_an_unknown_id_is_bad_input() {
 #[test]
 fn show_falls_back_to_the_global_store() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .ok();
     let run = env.run(&["show", "--json", "editor"]);
     run.assert_success();
     assert_eq!(json_of(&run)["scope"], "global");

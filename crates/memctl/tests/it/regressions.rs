@@ -12,17 +12,15 @@ use crate::env::TestEnv;
 fn dry_run_created_the_store_it_would_write_to() {
     let env = TestEnv::bare();
     fs::create_dir(env.work().join(".git")).expect("a fake git root");
-    let run = env.run(&[
-        "remember",
-        "--dry-run",
-        "--name",
-        "ci-cache",
-        "--type",
-        "project",
-        "--description",
-        "CI caches cargo",
-        "Keyed on Cargo.lock.",
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .arg("--dry-run")
+        .name("ci-cache")
+        .kind("project")
+        .description("CI caches cargo")
+        .body("Keyed on Cargo.lock.")
+        .asking()
+        .run();
     run.assert_success();
     assert!(
         !env.store().exists(),
@@ -31,19 +29,17 @@ fn dry_run_created_the_store_it_would_write_to() {
     );
     assert_run_snapshot!(env, run);
 
-    let global = env.run(&[
-        "remember",
-        "--dry-run",
-        "--global",
-        "--json",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "The user edits with helix.",
-    ]);
+    let global = env
+        .remembering_unnamed()
+        .arg("--dry-run")
+        .global()
+        .arg("--json")
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("The user edits with helix.")
+        .asking()
+        .run();
     global.assert_success();
     assert!(
         !env.global_store().exists(),
@@ -63,30 +59,24 @@ fn dry_run_created_the_store_it_would_write_to() {
 #[test]
 fn a_refused_or_unconfirmed_write_created_the_global_store() {
     let env = TestEnv::new();
-    let refused = env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "plan",
-        "--type",
-        "user",
-        "--description",
-        "The plan",
-        "For now use port 8080.",
-    ]);
+    let refused = env
+        .remembering_unnamed()
+        .global()
+        .name("plan")
+        .kind("user")
+        .description("The plan")
+        .body("For now use port 8080.")
+        .run();
     refused.assert_code(2);
-    let unconfirmed = env.run(&[
-        "remember",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ]);
+    let unconfirmed = env
+        .remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .asking()
+        .run();
     unconfirmed.assert_code(3);
     assert!(
         !env.global_store().exists(),
@@ -94,18 +84,14 @@ fn a_refused_or_unconfirmed_write_created_the_global_store() {
         env.global_store().display()
     );
 
-    let saved = env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ]);
+    let saved = env
+        .remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .run();
     saved.assert_success();
     assert!(env.global_store().join("editor.md").is_file());
     assert!(env.global_store().join("MEMORY.md").is_file());
@@ -150,12 +136,10 @@ fn a_batch_naming_one_record_twice_blamed_a_concurrent_change() {
     )
     .expect("the batch");
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--from-json",
-        &file.display().to_string(),
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(&file.display().to_string())
+        .run();
     run.assert_code(2);
     assert_run_snapshot!(env, run);
     assert_eq!(env.store_bytes(), before, "nothing is written");
@@ -167,13 +151,9 @@ fn a_batch_naming_one_record_twice_blamed_a_concurrent_change() {
             {"name": "dup", "type": "user", "description": "Second", "body": "Two.", "scope": "global"}]"#,
     )
     .expect("the batch");
-    env.run(&[
-        "remember",
-        "--yes",
-        "--from-json",
-        &file.display().to_string(),
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .candidates_from(&file.display().to_string())
+        .ok();
     assert!(env.store().join("dup.md").is_file() && env.global_store().join("dup.md").is_file());
 }
 
@@ -183,11 +163,8 @@ fn a_batch_naming_one_record_twice_blamed_a_concurrent_change() {
 #[test]
 fn null_tags_in_a_json_candidate_failed_the_batch() {
     let env = TestEnv::new();
-    let run = env.run_stdin(
-        &["remember", "--yes", "--from-json", "-"],
-        r#"[{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed.",
-             "tags": null, "source": null, "expires": null, "scope": null}]"#,
-    );
+    let run = env.remembering_unnamed().candidates_from("-").stdin(r#"[{"name": "ci-cache", "type": "project", "description": "CI caches cargo", "body": "Keyed.",
+             "tags": null, "source": null, "expires": null, "scope": null}]"#).run();
     run.assert_success();
     let text = env.read_store_file("ci-cache.md");
     assert!(!text.contains("tags"), "{text}");
@@ -206,17 +183,12 @@ fn the_budget_warning_above_90_percent_said_90_percent() {
             "Body.",
         );
     }
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "last",
-        "--type",
-        "project",
-        "--description",
-        "One more",
-        "Body.",
-    ]);
+    let run = env
+        .remembering("last")
+        .kind("project")
+        .description("One more")
+        .body("Body.")
+        .run();
     run.assert_success();
     assert!(
         run.stderr
@@ -285,17 +257,12 @@ fn status_said_1_files_skipped() {
 #[test]
 fn guards_named_the_wrong_line() {
     let env = TestEnv::new();
-    let temporary = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "dev-port",
-        "--type",
-        "project",
-        "--description",
-        "Dev port",
-        "For now use port 8080.\nSecond line.",
-    ]);
+    let temporary = env
+        .remembering("dev-port")
+        .kind("project")
+        .description("Dev port")
+        .body("For now use port 8080.\nSecond line.")
+        .run();
     temporary.assert_code(2);
     assert!(
         temporary.stderr.contains("(\"for now\" on line 1)"),
@@ -304,17 +271,12 @@ fn guards_named_the_wrong_line() {
     );
 
     let key = crate::remember::fake_aws_key();
-    let in_description = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "aws",
-        "--type",
-        "reference",
-        "--description",
-        &format!("Key {key}"),
-        "Where the deploy key lives.",
-    ]);
+    let in_description = env
+        .remembering("aws")
+        .kind("reference")
+        .description(&format!("Key {key}"))
+        .body("Where the deploy key lives.")
+        .run();
     in_description.assert_code(2);
     assert!(
         in_description
@@ -323,19 +285,13 @@ fn guards_named_the_wrong_line() {
         "{}",
         in_description.render()
     );
-    let in_tag = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "aws",
-        "--type",
-        "reference",
-        "--description",
-        "The deploy key",
-        "--tag",
-        &key,
-        "Where the deploy key lives.",
-    ]);
+    let in_tag = env
+        .remembering("aws")
+        .kind("reference")
+        .description("The deploy key")
+        .tag(&key)
+        .body("Where the deploy key lives.")
+        .run();
     in_tag.assert_code(2);
     assert!(
         in_tag.stderr.contains("(rule aws-access-key-id in a tag)"),
@@ -413,10 +369,7 @@ fn a_json_noop_pointed_at_a_file_that_does_not_exist() {
         "Tests use pytest",
         "New tests use pytest.",
     );
-    let run = env.run_stdin(
-        &["remember", "--yes", "--json", "--from-json", "-"],
-        r#"[{"name": "pytest-again", "type": "feedback", "description": "Tests use pytest", "body": "New tests use pytest."}]"#,
-    );
+    let run = env.remembering_unnamed().arg("--json").candidates_from("-").stdin(r#"[{"name": "pytest-again", "type": "feedback", "description": "Tests use pytest", "body": "New tests use pytest."}]"#).run();
     run.assert_success();
     let rows: serde_json::Value = serde_json::from_str(&run.stdout).expect("--json");
     assert_eq!(rows[0]["status"], "noop");
@@ -438,17 +391,12 @@ fn remember_overwrote_a_file_the_store_skipped() {
     let path = env.store().join("notes.md");
     let latin1 = b"---\nname: notes\ndescription: precious\ntype: user\n---\ncaf\xe9 notes\n";
     fs::write(&path, latin1).expect("a Latin-1 file");
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "notes",
-        "--type",
-        "user",
-        "--description",
-        "new",
-        "overwrite",
-    ]);
+    let run = env
+        .remembering("notes")
+        .kind("user")
+        .description("new")
+        .body("overwrite")
+        .run();
     run.assert_code(2);
     assert!(
         run.stderr.contains("will not overwrite"),
@@ -464,20 +412,12 @@ fn remember_overwrote_a_file_the_store_skipped() {
 fn remember_wrote_a_record_too_large_to_read_back() {
     let env = TestEnv::new();
     let body = "x".repeat(300 * 1024);
-    let run = env.run_stdin(
-        &[
-            "remember",
-            "--yes",
-            "--name",
-            "huge",
-            "--type",
-            "project",
-            "--description",
-            "big",
-            "-",
-        ],
-        &body,
-    );
+    let run = env
+        .remembering("huge")
+        .kind("project")
+        .description("big")
+        .body_from_stdin(&body)
+        .run();
     run.assert_code(2);
     assert!(run.stderr.contains("at most 256 KiB"), "{}", run.render());
     assert!(!env.store().join("huge.md").exists());
@@ -514,14 +454,7 @@ fn a_huge_revision_made_an_update_panic() {
         "big.md",
         "---\nname: big\ndescription: old\ntype: user\nrevision: 18446744073709551615\n---\nBody.\n",
     );
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "big",
-        "--description",
-        "new desc",
-    ]);
+    let run = env.remembering("big").description("new desc").run();
     // The revision cannot go up: the update is saved at the highest
     // revision there is, never wrapped to 0, and never a panic.
     run.assert_success();
@@ -541,8 +474,7 @@ fn writes_made_records_private() {
     let env = TestEnv::new();
     let path = env.write_record("hand", "user", "v1", "Body.");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o664)).expect("chmod");
-    env.run(&["remember", "--yes", "--name", "hand", "--description", "v2"])
-        .assert_success();
+    env.remembering("hand").description("v2").ok();
     let mode = fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
     assert_eq!(mode, 0o664);
     let catalog = fs::metadata(env.store().join("MEMORY.md"))
@@ -610,12 +542,10 @@ fn a_batch_crossing_the_budget_was_not_warned_about() {
         .collect();
     let file = env.work().join("batch.json");
     fs::write(&file, serde_json::to_string(&batch).expect("json")).expect("write batch");
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--from-json",
-        file.to_str().expect("utf-8 path"),
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .candidates_from(file.to_str().expect("utf-8 path"))
+        .run();
     run.assert_success();
     assert!(run.stderr.contains("of its budget"), "{}", run.render());
 }
@@ -702,18 +632,11 @@ fn search_json_gave_a_hand_made_record_revision_null() {
     show.assert_success();
     assert_eq!(search.json()[0]["revision"], 1, "{}", search.render());
     assert_eq!(show.json()["revision"], 1, "{}", show.render());
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "who",
-        "--expect-revision",
-        "1",
-        "--description",
-        "A Rust developer",
-        "Eleven years of Rust.",
-    ])
-    .assert_success();
+    env.remembering("who")
+        .expect_revision("1")
+        .description("A Rust developer")
+        .body("Eleven years of Rust.")
+        .ok();
     let after = env.run(&["search", "--json", "rust"]);
     assert_eq!(after.json()[0]["revision"], 2, "{}", after.render());
 }

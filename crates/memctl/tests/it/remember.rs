@@ -39,23 +39,15 @@ fn remember_pytest(env: &TestEnv) {
 #[test]
 fn add_writes_the_record_and_memory_md() {
     let env = TestEnv::new();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        "--tag",
-        "tests",
-        "--tag",
-        "python",
-        "--expires",
-        "2030-01-31",
-        BODY,
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .tag("tests")
+        .tag("python")
+        .expires("2030-01-31")
+        .body(BODY)
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     env.insta_settings().bind(|| {
@@ -107,14 +99,10 @@ fn update_shows_a_diff_and_bumps_the_revision() {
         .find(|l| l.starts_with("created: "))
         .map(str::to_string)
         .expect("a created line");
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Tests use pytest with fixtures",
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .description("Tests use pytest with fixtures")
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     let text = env.read_store_file("prefer-pytest.md");
@@ -143,15 +131,9 @@ fn update_keeps_unknown_keys_in_order_and_the_body_byte_for_byte() {
             "---\nname: deploy\nowner: platform-team\ndescription: Deploys go through the release train\nx-review:\n  - alice\n  - bob\ntype: project\nrevision: 3\n---\n{body}"
         ),
     );
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "deploy",
-        "--description",
-        "Deploys go out on Tuesdays",
-    ])
-    .assert_success();
+    env.remembering("deploy")
+        .description("Deploys go out on Tuesdays")
+        .ok();
     let text = env.read_store_file("deploy.md");
     let keys: Vec<&str> = text
         .lines()
@@ -185,14 +167,10 @@ fn update_keeps_unknown_keys_in_order_and_the_body_byte_for_byte() {
 fn same_name_in_other_case_updates_the_existing_record() {
     let env = TestEnv::new();
     remember_pytest(&env);
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "Prefer-PYTEST",
-        "--description",
-        "Pytest only",
-    ]);
+    let run = env
+        .remembering("Prefer-PYTEST")
+        .description("Pytest only")
+        .run();
     run.assert_success();
     assert!(
         run.stdout
@@ -213,17 +191,12 @@ fn same_name_in_other_case_updates_the_existing_record() {
 #[test]
 fn a_name_is_normalised_and_the_user_told() {
     let env = TestEnv::new();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "  Prefer  Pytest ",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ]);
+    let run = env
+        .remembering("  Prefer  Pytest ")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     assert!(env.store().join("prefer-pytest.md").is_file());
@@ -232,16 +205,11 @@ fn a_name_is_normalised_and_the_user_told() {
 #[test]
 fn a_name_is_derived_from_the_description() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--type",
-        "project",
-        "--description",
-        "Releases are cut from main!",
-        "Tag vX.Y.Z.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .kind("project")
+        .description("Releases are cut from main!")
+        .body("Tag vX.Y.Z.")
+        .ok();
     assert!(env.store().join("releases-are-cut-from-main.md").is_file());
 }
 
@@ -250,17 +218,12 @@ fn noop_when_the_same_content_is_stored_under_this_id() {
     let env = TestEnv::new();
     remember_pytest(&env);
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     assert_eq!(env.store_bytes(), before);
@@ -272,17 +235,12 @@ fn noop_when_the_same_content_is_stored_under_another_id() {
     remember_pytest(&env);
     let before = env.store_bytes();
     // Whitespace and case do not make a fact new.
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "use-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        &DESCRIPTION.to_uppercase(),
-        "New tests use pytest\n functions and   fixtures.",
-    ]);
+    let run = env
+        .remembering("use-pytest")
+        .kind("feedback")
+        .description(&DESCRIPTION.to_uppercase())
+        .body("New tests use pytest\n functions and   fixtures.")
+        .run();
     run.assert_success();
     assert_run_snapshot!(env, run);
     assert!(
@@ -314,17 +272,12 @@ fn a_secret_is_refused_named_by_rule_and_line_and_never_printed() {
     for (rule, body, line) in cases {
         let env = TestEnv::new();
         let before = env.store_bytes();
-        let run = env.run(&[
-            "remember",
-            "--yes",
-            "--name",
-            "api-access",
-            "--type",
-            "reference",
-            "--description",
-            "How to reach the API",
-            &body,
-        ]);
+        let run = env
+            .remembering("api-access")
+            .kind("reference")
+            .description("How to reach the API")
+            .body(&body)
+            .run();
         run.assert_code(2);
         let secret_line = body.lines().nth(line - 1).expect("the secret's line");
         let secret = secret_line.rsplit([' ', '=']).next().expect("the secret");
@@ -349,17 +302,12 @@ fn a_secret_is_refused_named_by_rule_and_line_and_never_printed() {
 fn a_secret_in_the_description_is_refused_too() {
     let env = TestEnv::new();
     let key = fake_aws_key();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "aws",
-        "--type",
-        "reference",
-        "--description",
-        &format!("AWS key {key}"),
-        "Where the deploy key lives.",
-    ]);
+    let run = env
+        .remembering("aws")
+        .kind("reference")
+        .description(&format!("AWS key {key}"))
+        .body("Where the deploy key lives.")
+        .run();
     run.assert_code(2);
     assert!(!run.all_output().contains(&key), "{}", run.render());
     assert!(run.stderr.contains("aws-access-key-id"), "{}", run.render());
@@ -375,17 +323,12 @@ fn temporary_text_is_refused_with_yes() {
     ] {
         let env = TestEnv::new();
         let before = env.store_bytes();
-        let run = env.run(&[
-            "remember",
-            "--yes",
-            "--name",
-            "dev-port",
-            "--type",
-            "project",
-            "--description",
-            "Dev server port",
-            body,
-        ]);
+        let run = env
+            .remembering("dev-port")
+            .kind("project")
+            .description("Dev server port")
+            .body(body)
+            .run();
         run.assert_code(2);
         assert!(
             run.stderr.to_lowercase().contains(marker),
@@ -415,17 +358,15 @@ fn words_that_only_contain_a_temporary_marker_are_fine() {
 fn temporary_text_only_warns_in_a_dry_run() {
     let env = TestEnv::new();
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--dry-run",
-        "--name",
-        "dev-port",
-        "--type",
-        "project",
-        "--description",
-        "Dev server port",
-        "For now use port 8080.",
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .arg("--dry-run")
+        .name("dev-port")
+        .kind("project")
+        .description("Dev server port")
+        .body("For now use port 8080.")
+        .asking()
+        .run();
     run.assert_success();
     assert!(run.stderr.contains("warning:"), "{}", run.render());
     assert_eq!(env.store_bytes(), before);
@@ -444,17 +385,12 @@ fn a_forgotten_id_is_refused_until_forced() {
     ])
     .assert_success();
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        "Tests use pytest again",
-        "Pytest is back.",
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .kind("feedback")
+        .description("Tests use pytest again")
+        .body("Pytest is back.")
+        .run();
     run.assert_code(4);
     assert_run_snapshot!(env, run);
     assert!(
@@ -464,33 +400,23 @@ fn a_forgotten_id_is_refused_until_forced() {
     );
     assert_eq!(env.store_bytes(), before);
 
-    let forced = env.run(&[
-        "remember",
-        "--yes",
-        "--force",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        "Tests use pytest again",
-        "Pytest is back.",
-    ]);
+    let forced = env
+        .remembering_unnamed()
+        .arg("--force")
+        .name("prefer-pytest")
+        .kind("feedback")
+        .description("Tests use pytest again")
+        .body("Pytest is back.")
+        .run();
     forced.assert_success();
     assert!(
         env.read_store_file("prefer-pytest.md")
             .contains("Pytest is back.")
     );
     // The override lifts the tombstone: the next plain write is not refused.
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Pytest, always",
-    ])
-    .assert_success();
+    env.remembering("prefer-pytest")
+        .description("Pytest, always")
+        .ok();
 }
 
 #[test]
@@ -500,17 +426,12 @@ fn forgotten_content_under_a_new_id_is_refused() {
     env.run(&["forget", "--yes", "prefer-pytest"])
         .assert_success();
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "pytest-please",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ]);
+    let run = env
+        .remembering("pytest-please")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .run();
     run.assert_code(4);
     assert!(
         run.stderr.contains("prefer-pytest was forgotten on "),
@@ -525,33 +446,24 @@ fn a_revision_mismatch_writes_nothing() {
     let env = TestEnv::new();
     remember_pytest(&env);
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--expect-revision",
-        "3",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Changed",
-    ]);
+    let run = env
+        .remembering_unnamed()
+        .expect_revision("3")
+        .name("prefer-pytest")
+        .description("Changed")
+        .run();
     run.assert_code(4);
     assert_run_snapshot!(env, run);
     assert_eq!(env.store_bytes(), before);
 
-    let missing = env.run(&[
-        "remember",
-        "--yes",
-        "--expect-revision",
-        "1",
-        "--name",
-        "not-there",
-        "--type",
-        "project",
-        "--description",
-        "New",
-        "Body.",
-    ]);
+    let missing = env
+        .remembering_unnamed()
+        .expect_revision("1")
+        .name("not-there")
+        .kind("project")
+        .description("New")
+        .body("Body.")
+        .run();
     missing.assert_code(4);
     assert!(
         missing.stderr.contains("does not exist"),
@@ -565,28 +477,16 @@ fn a_revision_mismatch_writes_nothing() {
 fn a_matching_expected_revision_updates() {
     let env = TestEnv::new();
     remember_pytest(&env);
-    env.run(&[
-        "remember",
-        "--yes",
-        "--expect-revision",
-        "1",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Two",
-    ])
-    .assert_success();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--expect-revision",
-        "2",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Three",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .expect_revision("1")
+        .name("prefer-pytest")
+        .description("Two")
+        .ok();
+    env.remembering_unnamed()
+        .expect_revision("2")
+        .name("prefer-pytest")
+        .description("Three")
+        .ok();
     let text = env.read_store_file("prefer-pytest.md");
     assert!(
         text.contains("\nrevision: 3\n") && text.contains("description: Three\n"),
@@ -626,31 +526,18 @@ fn a_lower_trust_source_cannot_overwrite_until_forced() {
 #[test]
 fn a_higher_trust_source_may_overwrite() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--source",
-        "inferred",
-        "--name",
-        "guess",
-        "--type",
-        "project",
-        "--description",
-        "The API is REST",
-        "A guess.",
-    ])
-    .assert_success();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--source",
-        "verified",
-        "--name",
-        "guess",
-        "--description",
-        "The API is gRPC",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .source("inferred")
+        .name("guess")
+        .kind("project")
+        .description("The API is REST")
+        .body("A guess.")
+        .ok();
+    env.remembering_unnamed()
+        .source("verified")
+        .name("guess")
+        .description("The API is gRPC")
+        .ok();
     assert!(
         env.read_store_file("guess.md")
             .contains("source: verified\n")
@@ -661,16 +548,13 @@ fn a_higher_trust_source_may_overwrite() {
 fn without_a_terminal_and_without_yes_nothing_is_written() {
     let env = TestEnv::new();
     let before = env.store_bytes();
-    let run = env.run(&[
-        "remember",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .asking()
+        .run();
     run.assert_code(3);
     assert_run_snapshot!(env, run);
     assert!(run.stderr.contains("--yes"), "says how to confirm");
@@ -682,28 +566,23 @@ fn dry_run_shows_the_plan_and_writes_nothing() {
     let env = TestEnv::new();
     pytest_saved_last_year(&env);
     let before = env.store_bytes();
-    let add = env.run(&[
-        "remember",
-        "--dry-run",
-        "--name",
-        "ci-cache",
-        "--type",
-        "project",
-        "--description",
-        "CI caches cargo",
-        "Keyed on Cargo.lock.",
-    ]);
+    let add = env
+        .remembering_unnamed()
+        .arg("--dry-run")
+        .name("ci-cache")
+        .kind("project")
+        .description("CI caches cargo")
+        .body("Keyed on Cargo.lock.")
+        .asking()
+        .run();
     add.assert_success();
     assert!(add.stdout.starts_with("ADD ci-cache"), "{}", add.render());
-    let update = env.run(&[
-        "remember",
-        "--dry-run",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Other",
-    ]);
+    let update = env
+        .remembering_unnamed()
+        .arg("--dry-run")
+        .name("prefer-pytest")
+        .description("Other")
+        .run();
     update.assert_success();
     assert_run_snapshot!(env, update);
     assert_eq!(env.store_bytes(), before);
@@ -716,33 +595,21 @@ fn a_held_lock_times_out_with_exit_4_and_writes_nothing() {
     let before = env.store_bytes();
     let folder = File::open(env.store()).expect("the store folder opens");
     folder.lock().expect("the test takes the store's lock");
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ]);
+    let run = env
+        .remembering("prefer-pytest")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .run();
     run.assert_code(4);
     assert_run_snapshot!(env, run);
     assert_eq!(env.store_bytes(), before);
     drop(folder);
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--type",
-        "feedback",
-        "--description",
-        DESCRIPTION,
-        BODY,
-    ])
-    .assert_success();
+    env.remembering("prefer-pytest")
+        .kind("feedback")
+        .description(DESCRIPTION)
+        .body(BODY)
+        .ok();
 }
 
 #[test]
@@ -815,19 +682,13 @@ fn missing_fields_of_a_new_record_name_the_argument() {
 #[test]
 fn a_bad_expiry_date_is_bad_input() {
     let env = TestEnv::new();
-    let run = env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "x",
-        "--type",
-        "project",
-        "--description",
-        "D",
-        "--expires",
-        "next tuesday",
-        "Body.",
-    ]);
+    let run = env
+        .remembering("x")
+        .kind("project")
+        .description("D")
+        .expires("next tuesday")
+        .body("Body.")
+        .run();
     run.assert_code(2);
     assert_run_snapshot!(env, run);
 }
@@ -835,20 +696,13 @@ fn a_bad_expiry_date_is_bad_input() {
 #[test]
 fn scope_global_and_the_global_flag_write_to_the_global_store() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--scope",
-        "global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "The user edits with helix",
-        "Helix, with vim keys off.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .scope("global")
+        .name("editor")
+        .kind("user")
+        .description("The user edits with helix")
+        .body("Helix, with vim keys off.")
+        .ok();
     env.run(&[
         "--global",
         "remember",
@@ -877,15 +731,9 @@ fn writes_to_other_records_never_touch_a_file_memctl_could_not_fully_parse() {
     let bytes = |path: &std::path::Path| std::fs::read(path).expect("a file");
     let (broken_before, notes_before) = (bytes(&broken), bytes(&no_frontmatter));
     remember_pytest(&env);
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        "prefer-pytest",
-        "--description",
-        "Pytest only",
-    ])
-    .assert_success();
+    env.remembering("prefer-pytest")
+        .description("Pytest only")
+        .ok();
     let editor = env.script(
         "editor",
         r#"sed -i 's/^description: .*/description: Pytest, always/' "$1""#,

@@ -26,17 +26,12 @@ fn leaked_passwords_and_aws_secret_key_are_refused() {
     for (rule, body, secret) in cases {
         let env = TestEnv::new();
         let before = env.store_bytes();
-        let run = env.run(&[
-            "remember",
-            "--name",
-            "db",
-            "--type",
-            "project",
-            "-d",
-            "The database",
-            "--yes",
-            &body,
-        ]);
+        let run = env
+            .remembering("db")
+            .kind("project")
+            .description("The database")
+            .body(&body)
+            .run();
         run.assert_code(2);
         assert!(run.stderr.contains(rule), "{}", run.render());
         assert!(!run.all_output().contains(secret), "{}", run.render());
@@ -146,9 +141,12 @@ fn url_password_without_user_curl_user_option_and_verbless_prose_are_refused() {
     for (rule, body, secret) in cases {
         let env = TestEnv::new();
         let before = env.store_bytes();
-        let run = env.run(&[
-            "remember", "--name", "api", "--type", "project", "-d", "The API", "--yes", body,
-        ]);
+        let run = env
+            .remembering("api")
+            .kind("project")
+            .description("The API")
+            .body(body)
+            .run();
         run.assert_code(2);
         assert!(run.stderr.contains(rule), "{}", run.render());
         assert!(!run.all_output().contains(secret), "{}", run.render());

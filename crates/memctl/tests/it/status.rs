@@ -55,19 +55,13 @@ fn status_shows_both_stores_counts_and_budget() {
 #[test]
 fn status_with_a_global_store() {
     let env = TestEnv::new();
-    env.run(&[
-        "remember",
-        "--yes",
-        "--global",
-        "--name",
-        "editor",
-        "--type",
-        "user",
-        "--description",
-        "Uses helix",
-        "Helix.",
-    ])
-    .assert_success();
+    env.remembering_unnamed()
+        .global()
+        .name("editor")
+        .kind("user")
+        .description("Uses helix")
+        .body("Helix.")
+        .ok();
     let run = env.run(&["status"]);
     run.assert_success();
     assert_run_snapshot!(env, store_lines(&run));

@@ -22,19 +22,12 @@ fn remember(
     tag: &str,
     body: &str,
 ) -> crate::env::Run {
-    env.run(&[
-        "remember",
-        "--yes",
-        "--name",
-        name,
-        "--type",
-        "project",
-        "--description",
-        description,
-        "--tag",
-        tag,
-        body,
-    ])
+    env.remembering(name)
+        .kind("project")
+        .description(description)
+        .tag(tag)
+        .body(body)
+        .run()
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
+use memctl_testkit::RecordFile;
 use pretty_assertions::assert_eq;
 
 use crate::env::TestEnv;
@@ -150,7 +151,11 @@ fn assert_the_watcher_answered() {
 }
 
 fn record(id: &str, description: &str, body: &str) -> String {
-    format!("---\nname: {id}\ndescription: {description}\ntype: project\n---\n{body}\n")
+    RecordFile::new(id)
+        .description(description)
+        .body(&format!("{body}\n"))
+        .verbatim()
+        .text()
 }
 
 /// A store with two records; no index yet.
