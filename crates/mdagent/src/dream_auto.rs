@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use mddream::plan::{Finding, LeftAlone, Operation, Plan};
-use mdindex::IndexPaths;
+use mdstore::env::{EnvError, Number};
 use mdstore::store::WalkItem;
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +42,9 @@ pub enum DreamAutoError {
         #[source]
         source: std::io::Error,
     },
+    /// A gate's variable is not set right.
+    #[error("{0}")]
+    Env(#[from] EnvError),
 }
 
 /// Whether a dream may run now, and what it holds while it does.
@@ -101,7 +104,7 @@ impl DreamLock {
     pub fn take(stores: &[ScopedStore]) -> Result<Option<DreamLock>, DreamAutoError> {
         let mut files = Vec::new();
         for scoped in stores {
-            let path = state_path(&scoped.store, "dream-lock");
+            let path = crate::cache_file(&scoped.store, "dream-lock");
             ensure_parent(&path)?;
             let file = match OpenOptions::new()
                 .create(true)
@@ -124,22 +127,40 @@ impl DreamLock {
     }
 }
 
-/// `<cache>/<the store's index name>.<suffix>`: beside the store's index,
-/// named from the same hash of its path.
-fn state_path(store: &mdstore::Store, suffix: &str) -> PathBuf {
-    let db = IndexPaths::new(&mdindex::cache_dir_from_env(), store).db;
-    db.with_extension(suffix)
-}
-
 fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|source| DreamAutoError::CacheFolder {
-            dir: parent.to_path_buf(),
-            source,
+        mdstore::atomic::create_private_dir_all(parent).map_err(|source| {
+            DreamAutoError::CacheFolder {
+                dir: parent.to_path_buf(),
+                source,
+            }
         })?;
     }
     Ok(())
 }
+
+/// The gates' variables (SPEC §7), ten years or a billion writes at most.
+pub const MIN_HOURS: Number = Number {
+    name: "MEMCTL_DREAM_MIN_HOURS",
+    unit: "hours",
+    default: 24,
+    min: 0,
+    max: 10 * 365 * 24,
+};
+pub const SCAN_MINUTES: Number = Number {
+    name: "MEMCTL_DREAM_SCAN_MINUTES",
+    unit: "minutes",
+    default: 10,
+    min: 0,
+    max: 10 * 365 * 24 * 60,
+};
+pub const MIN_WRITES: Number = Number {
+    name: "MEMCTL_DREAM_MIN_WRITES",
+    unit: "writes",
+    default: 5,
+    min: 0,
+    max: 1_000_000_000,
+};
 
 /// The gates' thresholds: SPEC §7's defaults, or the environment's.
 struct Thresholds {
@@ -149,19 +170,14 @@ struct Thresholds {
 }
 
 impl Thresholds {
-    fn from_env() -> Thresholds {
-        let var = |name: &str, default: i64| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<i64>().ok())
-                .filter(|v| *v >= 0)
-                .unwrap_or(default)
-        };
-        Thresholds {
-            hours: var("MEMCTL_DREAM_MIN_HOURS", 24),
-            writes: usize::try_from(var("MEMCTL_DREAM_MIN_WRITES", 5)).unwrap_or(5),
-            scan_minutes: var("MEMCTL_DREAM_SCAN_MINUTES", 10),
-        }
+    fn from_env() -> Result<Thresholds, EnvError> {
+        // Every maximum fits an i64 and a usize.
+        let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        Ok(Thresholds {
+            hours: signed(MIN_HOURS.read_or_default()?),
+            writes: usize::try_from(MIN_WRITES.read_or_default()?).unwrap_or(usize::MAX),
+            scan_minutes: signed(SCAN_MINUTES.read_or_default()?),
+        })
     }
 }
 
@@ -188,7 +204,7 @@ impl Gates {
     pub fn load(stores: &[ScopedStore]) -> Gates {
         let path = stores
             .first()
-            .map(|s| state_path(&s.store, "dream.json"))
+            .map(|s| crate::cache_file(&s.store, "dream.json"))
             .unwrap_or_default();
         let state = fs::read_to_string(&path)
             .ok()
@@ -203,24 +219,9 @@ impl Gates {
         stores: &[ScopedStore],
         now: Timestamp,
     ) -> Result<Option<String>, DreamAutoError> {
-        let limits = Thresholds::from_env();
-        if let Some(last) = at(self.state.last_dream) {
-            let hours = now.duration_since(last).as_hours();
-            if hours < limits.hours {
-                return Ok(Some(format!(
-                    "the last dream was {hours} h ago; the next runs after {} h",
-                    limits.hours
-                )));
-            }
-        }
-        if let Some(scan) = at(self.state.last_scan) {
-            let minutes = now.duration_since(scan).as_mins();
-            if minutes < limits.scan_minutes {
-                return Ok(Some(format!(
-                    "the store was scanned for writes {minutes} min ago; it is scanned at most every {} min",
-                    limits.scan_minutes
-                )));
-            }
+        let limits = Thresholds::from_env()?;
+        if let Some(why) = self.closed_by_time(&limits, now) {
+            return Ok(Some(why));
         }
         self.state.last_scan = Some(now.as_second());
         self.save()?;
@@ -233,6 +234,38 @@ impl Gates {
             )));
         }
         Ok(None)
+    }
+
+    /// Whether the gates that need no scan are open (hours since the last
+    /// dream, minutes since the last scan): a reading of one small file, so
+    /// that a session can start a dream whose own [`Gates::check`] then
+    /// counts the writes, without waiting for that count.
+    /// A bad `MEMCTL_DREAM_*` value opens them: the dream then started
+    /// stops on it, and its report names the variable at the next start.
+    pub fn time_gates_open(&self, now: Timestamp) -> bool {
+        Thresholds::from_env().map_or(true, |limits| self.closed_by_time(&limits, now).is_none())
+    }
+
+    fn closed_by_time(&self, limits: &Thresholds, now: Timestamp) -> Option<String> {
+        if let Some(last) = at(self.state.last_dream) {
+            let hours = now.duration_since(last).as_hours();
+            if hours < limits.hours {
+                return Some(format!(
+                    "the last dream was {hours} h ago; the next runs after {} h",
+                    limits.hours
+                ));
+            }
+        }
+        if let Some(scan) = at(self.state.last_scan) {
+            let minutes = now.duration_since(scan).as_mins();
+            if minutes < limits.scan_minutes {
+                return Some(format!(
+                    "the store was scanned for writes {minutes} min ago; it is scanned at most every {} min",
+                    limits.scan_minutes
+                ));
+            }
+        }
+        None
     }
 
     /// Records that a dream has just finished: the gates count from here.
@@ -251,7 +284,7 @@ impl Gates {
         ensure_parent(&self.path)?;
         // Two optional numbers always serialise.
         let text = serde_json::to_string(&self.state).unwrap_or_default();
-        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+        mdstore::atomic::write_private_file(&self.path, text.as_bytes()).map_err(|source| {
             DreamAutoError::SaveGates {
                 path: self.path.clone(),
                 source,

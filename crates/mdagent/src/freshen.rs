@@ -49,7 +49,7 @@ pub fn catalog(store: &Store) -> Option<PathBuf> {
     if stale && !regenerate(store) {
         return None;
     }
-    let _ = mdstore::atomic::write_file(&stamp_path, now.as_bytes());
+    let _ = mdstore::atomic::write_private_file(&stamp_path, now.as_bytes());
     stale.then(|| store.catalog_path())
 }
 

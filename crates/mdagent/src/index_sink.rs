@@ -13,7 +13,7 @@ use mdstore::view::StoreView;
 /// Starts a write to `store`: its lock (waited for as `MEMCTL_LOCK_TIMEOUT_MS`
 /// says) and the view the write plans from.
 pub fn begin(store: &Store) -> Result<Transaction<'_>, LockError> {
-    Transaction::begin(store, lock::timeout_from_env(), view_for_write)
+    Transaction::begin(store, lock::timeout_from_env()?, view_for_write)
 }
 
 /// The search index of a store, told of each transaction's changes.

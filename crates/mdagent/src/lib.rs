@@ -23,6 +23,10 @@ layers over it that parse, call this crate and render.
   repository); [`model_answer`]: a runner's result wrapper taken off;
 - [`pending`]: candidates found after a session, waiting for `memctl review`;
   [`after_session`]: the job the end of a session starts to find them.
+- [`lifecycle`]: what a session's hook starts in the background (a watcher,
+  `dream --auto`), what those jobs did, said at the next session start, and
+  where the after-session work begins;
+- [`settings`]: a store's `.memctl.toml`.
 
 It takes a plain [`Config`], never a command line's types, and returns
 typed errors; [`explain`] gives a face the kind of failure and a hint for
@@ -37,6 +41,7 @@ pub mod dream_model;
 pub mod extract;
 pub mod freshen;
 pub mod index_sink;
+pub mod lifecycle;
 pub mod model_answer;
 pub mod model_cmd;
 pub mod model_source;
@@ -44,10 +49,13 @@ pub mod pending;
 pub mod records;
 pub mod remember;
 pub mod search;
+pub mod settings;
 pub mod stores;
 
 use std::error::Error;
 use std::path::PathBuf;
+
+use mdindex::IndexPaths;
 
 /// Where the stores are: what a face was told by its caller. The CLI fills
 /// it from `--store` and `--global`; the MCP server holds the one it was
@@ -59,6 +67,14 @@ pub struct Config {
     pub store: Option<PathBuf>,
     /// Act on the global store instead of the workspace store.
     pub global: bool,
+}
+
+/// `<cache>/<the store's index name>.<suffix>`: what memctl keeps about a
+/// store outside it (dream's lock and gates, background jobs' logs), beside
+/// the store's index and named from the same hash of its path.
+pub(crate) fn cache_file(store: &mdstore::Store, suffix: &str) -> PathBuf {
+    let db = IndexPaths::new(&mdindex::cache_dir_from_env(), store).db;
+    db.with_extension(suffix)
 }
 
 /// What kind of failure one of this crate's errors is, so that a face can
@@ -104,6 +120,9 @@ pub fn explain(error: &(dyn Error + 'static)) -> Option<Explained> {
 }
 
 fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> {
+    if let Some(e) = error.downcast_ref::<mdstore::env::EnvError>() {
+        return Some((Kind::BadInput, Some(e.hint())));
+    }
     if let Some(e) = error.downcast_ref::<stores::StoreError>() {
         return Some((e.kind(), e.hint()));
     }

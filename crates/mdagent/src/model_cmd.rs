@@ -2,22 +2,44 @@
 //! any command-line model runner (`claude -p`, `llm`, `ollama run …`) that
 //! reads a prompt on standard input and answers on standard output. The
 //! command line is split like a shell's words but run without a shell, so
-//! nothing in it is expanded twice. It gets a timeout and a cap on its
+//! nothing in it is expanded twice. It gets a deadline and a cap on its
 //! answer; its standard error reaches the user line by line with control
 //! characters escaped, so a runner cannot drive the user's terminal.
+//!
+//! The deadline covers the whole run, up to the end of the answer: a runner
+//! that exits but leaves a process of its own holding its standard output
+//! (a daemon, `sleep 30 &`) has not finished answering. So the command runs
+//! in a process group of its own, and at the deadline the whole group is
+//! killed and its output no longer waited for.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use mdstore::env::{EnvError, Number};
 use wait_timeout::ChildExt;
 
 /// The most a model's answer may hold; a longer one is refused, not cut.
 pub const MAX_ANSWER_BYTES: u64 = 4 * 1024 * 1024;
 
-/// How long a model command may run, unless `MEMCTL_LLM_TIMEOUT_SECS` says.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a model command may run: `MEMCTL_LLM_TIMEOUT_SECS`, 300 s
+/// unless it says, a year at most.
+pub const TIMEOUT_SECS: Number = Number {
+    name: "MEMCTL_LLM_TIMEOUT_SECS",
+    unit: "seconds",
+    default: 300,
+    min: 1,
+    max: 365 * 24 * 60 * 60,
+};
+
+/// What to do about [`ModelCmdError::OutputHeld`], whichever face reports it.
+pub const OUTPUT_HELD_HINT: &str = "a runner may leave a process behind only with its output sent elsewhere (`daemon >/dev/null 2>&1 &`), never holding memctl's pipe";
+
+/// How long the runner's last words on standard error are waited for once
+/// it has exited: a process it started may hold the pipe open.
+const STDERR_GRACE: Duration = Duration::from_secs(1);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelCmdError {
@@ -32,6 +54,10 @@ pub enum ModelCmdError {
     },
     #[error("the model command did not answer within {0} s and was stopped")]
     Timeout(u64),
+    #[error(
+        "the model command exited, but a process it started still held its output after {0} s; they were stopped"
+    )]
+    OutputHeld(u64),
     #[error("the model command failed ({0})")]
     Failed(String),
     #[error("the model command's answer is larger than {MAX_ANSWER_BYTES} bytes")]
@@ -52,81 +78,131 @@ impl ModelCmdError {
             | ModelCmdError::Spawn { .. }
             | ModelCmdError::TooLarge
             | ModelCmdError::NotUtf8 => crate::Kind::BadInput,
-            ModelCmdError::Timeout(_) | ModelCmdError::Failed(_) | ModelCmdError::Io(_) => {
-                crate::Kind::Internal
-            }
+            ModelCmdError::Timeout(_)
+            | ModelCmdError::OutputHeld(_)
+            | ModelCmdError::Failed(_)
+            | ModelCmdError::Io(_) => crate::Kind::Internal,
         }
     }
 }
 
-/// The timeout for model commands: `MEMCTL_LLM_TIMEOUT_SECS`, else 300 s.
-pub fn timeout_from_env() -> Duration {
-    std::env::var("MEMCTL_LLM_TIMEOUT_SECS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|secs| *secs > 0)
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
+/// The deadline of model commands: [`TIMEOUT_SECS`]; a value that is not
+/// one is an error naming the variable, never a silent default.
+pub fn timeout_from_env() -> Result<Duration, EnvError> {
+    Ok(Duration::from_secs(TIMEOUT_SECS.read_or_default()?))
 }
 
 /// Runs `command_line` with `input` on its standard input and returns what
-/// it printed on standard output. A command that exits non-zero, runs past
-/// `timeout` (it is killed) or answers too much is an error.
+/// it printed on standard output. A command that exits non-zero, is not
+/// done answering by `timeout` (it and every process of its group are
+/// killed) or answers too much is an error.
 pub fn run(command_line: &str, input: &[u8], timeout: Duration) -> Result<String, ModelCmdError> {
+    let started = Instant::now();
     let words = shell_words::split(command_line)
         .map_err(|err| ModelCmdError::Unsplittable(err.to_string()))?;
     let (program, args) = words.split_first().ok_or(ModelCmdError::Empty)?;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| ModelCmdError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-    // Writing and reading on their own threads: a runner that answers
-    // before it has read everything would otherwise deadlock with us.
+        .stderr(Stdio::piped());
+    in_own_group(&mut command);
+    let mut child = command.spawn().map_err(|source| ModelCmdError::Spawn {
+        program: program.clone(),
+        source,
+    })?;
+    let answer = start_pipes(&mut child, input)?;
+    let Some(status) = child.wait_timeout(timeout)? else {
+        kill_group(&mut child);
+        return Err(ModelCmdError::Timeout(timeout.as_secs()));
+    };
+    // The runner's last words come before ours, but are not waited for long.
+    let left = timeout.saturating_sub(started.elapsed());
+    let _ = answer.stderr_done.recv_timeout(left.min(STDERR_GRACE));
+    if !status.success() {
+        return Err(ModelCmdError::Failed(status.to_string()));
+    }
+    // It exited: what it printed is whole once nothing holds the pipe.
+    let left = timeout.saturating_sub(started.elapsed());
+    let Ok(read) = answer.stdout.recv_timeout(left) else {
+        kill_group(&mut child);
+        return Err(ModelCmdError::OutputHeld(timeout.as_secs()));
+    };
+    let answer = read?;
+    if answer.len() as u64 > MAX_ANSWER_BYTES {
+        return Err(ModelCmdError::TooLarge);
+    }
+    String::from_utf8(answer).map_err(|_| ModelCmdError::NotUtf8)
+}
+
+/// The runner's output as its threads deliver it: the answer once its
+/// standard output closes, and a word once its standard error has.
+struct Pipes {
+    stdout: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    stderr_done: mpsc::Receiver<()>,
+}
+
+/// Writing, reading and relaying on their own threads: a runner that
+/// answers before it has read everything would otherwise deadlock with us,
+/// and none of them may hold up the deadline (they are never joined).
+fn start_pipes(child: &mut Child, input: &[u8]) -> Result<Pipes, ModelCmdError> {
     let mut stdin = child.stdin.take().ok_or_else(missing_pipe)?;
     let input = input.to_vec();
-    let writer = thread::spawn(move || {
+    thread::spawn(move || {
         // A runner that exits without reading its input is judged by its exit.
         let _ = stdin.write_all(&input);
     });
     let stdout = child.stdout.take().ok_or_else(missing_pipe)?;
-    let reader = thread::spawn(move || {
-        let mut answer = Vec::new();
-        stdout
+    let (answer, answered) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = stdout
             .take(MAX_ANSWER_BYTES + 1)
-            .read_to_end(&mut answer)
-            .map(|_| answer)
+            .read_to_end(&mut bytes)
+            .map(|_| bytes);
+        let _ = answer.send(read);
     });
-    let (relayed, relay_done) = std::sync::mpsc::channel::<()>();
+    let (relayed, stderr_done) = mpsc::channel();
     if let Some(stderr) = child.stderr.take() {
         thread::spawn(move || {
             relay_escaped(stderr);
             let _ = relayed.send(());
         });
     }
-    let Some(status) = child.wait_timeout(timeout)? else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(ModelCmdError::Timeout(timeout.as_secs()));
-    };
-    let _ = writer.join();
-    // The runner's last words come before ours; a daemon it started may
-    // hold its standard error open, so wait for them only briefly.
-    let _ = relay_done.recv_timeout(Duration::from_secs(1));
-    let answer = reader
-        .join()
-        .map_err(|_| ModelCmdError::Failed("reading its answer failed".into()))??;
-    if !status.success() {
-        return Err(ModelCmdError::Failed(status.to_string()));
-    }
-    if answer.len() as u64 > MAX_ANSWER_BYTES {
-        return Err(ModelCmdError::TooLarge);
-    }
-    String::from_utf8(answer).map_err(|_| ModelCmdError::NotUtf8)
+    Ok(Pipes {
+        stdout: answered,
+        stderr_done,
+    })
+}
+
+/// The runner leads a process group of its own, so that what it starts
+/// can be stopped with it.
+#[cfg(unix)]
+fn in_own_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn in_own_group(_command: &mut Command) {}
+
+/// Kills the runner and every process left in its group, and reaps it. The
+/// group outlives its leader while any member lives, and its id is not
+/// given to another process meanwhile, so this reaches only the runner's.
+#[cfg(unix)]
+fn kill_group(child: &mut Child) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    // A group already empty (ESRCH) has nothing left to stop.
+    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[cfg(not(unix))]
+fn kill_group(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Copies the runner's standard error to ours, a line at a time, with
@@ -158,6 +234,50 @@ mod tests {
     fn hanging_runner_is_stopped_at_the_timeout() {
         let err = run("sleep 30", b"", Duration::from_millis(200)).unwrap_err();
         assert!(matches!(err, ModelCmdError::Timeout(_)), "{err}");
+    }
+
+    /// Issue 15 item 4: a runner that answers and exits but leaves a child
+    /// holding its standard output made memctl wait for the child.
+    #[test]
+    fn a_child_left_holding_the_output_is_killed_at_the_deadline() {
+        let started = Instant::now();
+        let err = run("sh -c 'sleep 30 & echo []'", b"", Duration::from_secs(1)).unwrap_err();
+        assert!(matches!(err, ModelCmdError::OutputHeld(1)), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "waited {:?} for the child",
+            started.elapsed()
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn every_process_of_a_hanging_runner_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild.pid");
+        let line = format!("sh -c 'sleep 30 & echo $! > {}; wait'", pid_file.display());
+        let err = run(&line, b"", Duration::from_millis(500)).unwrap_err();
+        assert!(matches!(err, ModelCmdError::Timeout(_)), "{err}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let pid = rustix::process::Pid::from_raw(pid.trim().parse().unwrap()).unwrap();
+        // Killed; at worst a zombie for a moment until its new parent reaps it.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while rustix::process::test_kill_process(pid).is_ok() && !is_zombie(pid) {
+            assert!(
+                Instant::now() < deadline,
+                "the grandchild {pid:?} still runs"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn is_zombie(pid: rustix::process::Pid) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'))
+        })
     }
 
     #[test]

@@ -208,33 +208,11 @@ fn write(path: &Path, entries: Vec<Entry>) -> Result<(), PendingError> {
     };
     // Serialising strings, numbers and JSON values cannot fail.
     let text = serde_json::to_string_pretty(&file).unwrap_or_default();
-    let io_error = |source| PendingError::Io {
+    // Owner-only (0600): the candidates are the user's words.
+    mdstore::atomic::write_private_file(path, text.as_bytes()).map_err(|source| PendingError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    make_private(path).map_err(io_error)?;
-    mdstore::atomic::write_file(path, text.as_bytes()).map_err(io_error)
-}
-
-/// The file made, or kept, readable by its owner only (0600):
-/// `atomic::write_file` gives its replacement the permissions it finds.
-fn make_private(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    match OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-    {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        }
-        Err(e) => Err(e),
-    }
+    })
 }
 
 /// The OS lock that serialises changes to `path` (two sessions ending at once).

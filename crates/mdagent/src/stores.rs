@@ -247,9 +247,15 @@ pub fn write_target(config: &Config, scope: Scope) -> Result<WriteTarget, StoreE
     })
 }
 
-/// Creates the missing store of a confirmed write.
+/// Creates the store of `scope` at `dir` if it is missing: the global
+/// store, memory that is yours alone, for its owner only (0700); the
+/// workspace store, shared with the project, as the umask makes it.
 pub fn create(scope: Scope, dir: &Path) -> Result<ScopedStore, StoreError> {
-    let store = Store::create(dir).map_err(|source| StoreError::Create {
+    let created = match scope {
+        Scope::Global => Store::create_private(dir),
+        Scope::Workspace => Store::create(dir),
+    };
+    let store = created.map_err(|source| StoreError::Create {
         scope,
         dir: dir.to_path_buf(),
         source,

@@ -70,6 +70,45 @@ impl<'a> ModelRecord<'a> {
     }
 }
 
+/// A record a model command is not sent: a field of it, as it would be
+/// sent, looks like it holds a secret (SPEC §7). Such a record cannot be
+/// merged or updated anyway (a result must keep its lines, and no write
+/// takes a secret), so it is left out whole rather than sent with the line
+/// hidden: the model never sees it and its plan may not name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Withheld {
+    pub record: RecordRef,
+    /// The field the secret is in (`body`, `tags`…) and the rule; never the secret.
+    pub field: String,
+    pub rule: &'static str,
+}
+
+impl Withheld {
+    /// `its body looks like it holds a secret (rule aws-secret-access-key)`.
+    pub fn why(&self) -> String {
+        format!(
+            "its {} looks like it holds a secret (rule {})",
+            self.field, self.rule
+        )
+    }
+}
+
+/// Whether `record` must be kept from a model command, and why: every
+/// string of it as [`inputs`] would send it goes through the secret rules.
+pub fn withheld(record: &DreamRecord) -> Option<Withheld> {
+    let sent = serde_json::to_value(ModelRecord::of(record));
+    // Serialising strings and numbers cannot fail; were it to, nothing is sent.
+    let (field, rule) = match &sent {
+        Ok(value) => mdstore::redact::secret_in_json(value)?,
+        Err(_) => ("record".to_string(), "unchecked"),
+    };
+    Some(Withheld {
+        record: record.reference(),
+        field,
+        rule,
+    })
+}
+
 /// The limits a model's plan must respect, told to it up front.
 #[derive(Clone, Debug, Serialize)]
 pub struct Limits {

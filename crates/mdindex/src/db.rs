@@ -13,7 +13,7 @@ use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// How long a statement waits for another connection's write lock. Rebuilds
 /// hold it while they copy a new index in (seconds at 100,000 records).
@@ -41,7 +41,8 @@ const TABLES: [&str; 4] = ["meta", "docs", "dirty", "fts"];
 /// The schema. `docs` keeps what results show (the body for snippets); `fts`
 /// is contentless (the text is in `docs` already) and keyed by `docs.doc`.
 /// `docs_stat` covers the freshness scan, so that it never reads bodies;
-/// `docs_linked` finds the (usually no) symlinked records at once.
+/// `docs_linked` finds the (usually no) symlinked records at once, and
+/// `docs_expires` the (usually few) records that carry an `expires`.
 /// `dirty` holds the paths a watcher saw change; `seq` only grows
 /// (AUTOINCREMENT), so that a sync can clear exactly the marks it has seen,
 /// and an empty `rel_path` means "compare the whole store".
@@ -61,6 +62,7 @@ fn schema_sql() -> String {
              updated_ns INTEGER,
              revision INTEGER,
              source TEXT NOT NULL,
+             expires TEXT,
              mtime_ns INTEGER NOT NULL,
              ctime_ns INTEGER NOT NULL,
              size INTEGER NOT NULL,
@@ -72,6 +74,7 @@ fn schema_sql() -> String {
          CREATE INDEX docs_stat ON docs (rel_path, mtime_ns, ctime_ns, size, inode, racy);
          CREATE INDEX docs_updated ON docs (updated_ns);
          CREATE INDEX docs_linked ON docs (rel_path) WHERE linked;
+         CREATE INDEX docs_expires ON docs (rel_path) WHERE expires IS NOT NULL;
          CREATE TABLE dirty (seq INTEGER PRIMARY KEY AUTOINCREMENT, rel_path TEXT NOT NULL UNIQUE);
          CREATE VIRTUAL TABLE fts USING fts5 (
              id, name, description, tags, body,

@@ -37,7 +37,6 @@ mod sync;
 pub mod text;
 mod watch;
 
-use std::fs;
 use std::path::Path;
 
 use mdstore::{RecordType, Store};
@@ -46,13 +45,13 @@ use rusqlite::Connection;
 pub use check::{CheckReport, Difference};
 pub use db::{RebuildCause, SCHEMA_VERSION};
 pub use error::{Error, Result};
-pub use liveness::WatcherState;
+pub use liveness::{WatcherState, watcher_state};
 pub use location::{IndexPaths, cache_dir_from_env};
 pub use rebuild::{Progress, RebuildReport};
 pub use search::{Hit, merge_ranked};
 pub use status::IndexStatus;
 pub use sync::{CompareReason, SyncMode, SyncReport};
-pub use watch::{Started, WatchNote, Watcher};
+pub use watch::{Started, WatchNote, WatchOptions, Watcher};
 
 use liveness::BuildLock;
 use location::FileIdentity;
@@ -258,7 +257,7 @@ impl Index {
         cache_dir: &Path,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Opened> {
-        fs::create_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
+        mdstore::atomic::create_private_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
         Index::open_at(store, IndexPaths::new(cache_dir, store), progress)
     }
 

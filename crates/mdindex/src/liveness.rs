@@ -45,7 +45,7 @@ pub enum WatcherState {
 
 /// Looks at the watcher's locks without disturbing a running watcher (a
 /// free lock is taken and dropped at once).
-pub(crate) fn watcher_state(paths: &IndexPaths) -> WatcherState {
+pub fn watcher_state(paths: &IndexPaths) -> WatcherState {
     if is_held(&paths.ready_lock) {
         WatcherState::Ready
     } else if is_held(&paths.watch_lock) {

@@ -144,6 +144,7 @@ pub(crate) fn fingerprint(record: &Record) -> [u8; 32] {
     field(&updated_ns(record).unwrap_or(i64::MIN).to_le_bytes());
     field(&meta.revision.map_or(-1, i128::from).to_le_bytes());
     field(record.source().as_str().as_bytes());
+    field(meta.expires.as_deref().unwrap_or("").as_bytes());
     *hasher.finalize().as_bytes()
 }
 
@@ -282,8 +283,8 @@ fn insert_doc(
     let revision = meta.revision.map(|r| i64::try_from(r).unwrap_or(i64::MAX));
     conn.prepare_cached(
         "INSERT INTO docs (rel_path, id, name, type, description, tags, body, updated_ns, revision,
-                           source, mtime_ns, ctime_ns, size, inode, hash, racy, linked)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                           source, expires, mtime_ns, ctime_ns, size, inode, hash, racy, linked)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?
     .execute(rusqlite::params![
         rel_key(&entry.rel_path),
@@ -296,6 +297,7 @@ fn insert_doc(
         updated_ns(record),
         revision,
         record.source().as_str(),
+        meta.expires,
         stat.mtime_ns,
         stat.ctime_ns,
         stat.size,

@@ -19,13 +19,25 @@ impl Index {
     /// gives it (tags folded to lower case). Sync first
     /// ([`Index::sync`]) for headers that match the files now.
     pub fn summaries(&self) -> Result<Vec<Summary>> {
+        self.summaries_where("TRUE")
+    }
+
+    /// The headers of the records that carry an `expires` (usually few),
+    /// so that a caller can leave out the expired ones without reading the
+    /// headers of all the others.
+    pub fn expiring(&self) -> Result<Vec<Summary>> {
+        self.summaries_where("expires IS NOT NULL")
+    }
+
+    fn summaries_where(&self, condition: &str) -> Result<Vec<Summary>> {
         let path = &self.paths.db;
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT rel_path, id, name, type, description, tags, updated_ns, revision, source
-                 FROM docs ORDER BY rel_path",
-            )
+            .prepare(&format!(
+                "SELECT rel_path, id, name, type, description, tags, updated_ns, revision, source,
+                        expires
+                 FROM docs WHERE {condition} ORDER BY rel_path"
+            ))
             .at(path)?;
         let rows = stmt
             .query_map([], |row| {
@@ -46,6 +58,7 @@ impl Index {
                             .and_then(|ns| Timestamp::from_nanosecond(i128::from(ns)).ok()),
                         revision: revision.and_then(|r| u64::try_from(r).ok()),
                         source: Source::parse(&source),
+                        expires: row.get(9)?,
                         ..Meta::default()
                     },
                 })

@@ -25,7 +25,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mdstore::Store;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
@@ -34,7 +34,7 @@ use rusqlite::TransactionBehavior;
 
 use crate::error::{Error, Result, SqliteContext};
 use crate::liveness::{self, HeldLock};
-use crate::location::IndexPaths;
+use crate::location::{FileIdentity, IndexPaths};
 use crate::rebuild::{Progress, RebuildReport};
 use crate::sync::{CompareReason, SyncReport};
 use crate::{Index, Opened, RebuildCause};
@@ -47,6 +47,19 @@ const QUIET: Duration = Duration::from_millis(100);
 
 /// Pause before retrying marks that another writer kept out.
 const BUSY_PAUSE: Duration = Duration::from_millis(20);
+
+/// How often a quiet watcher looks whether its store folder is still
+/// there, in case the event that said it went away was lost (a folder
+/// removed with its parent, a network file system).
+const ROOT_CHECK: Duration = Duration::from_secs(5);
+
+/// How a watcher runs, beyond the store it watches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WatchOptions {
+    /// Stop after this long without a search (a sync cookie): a watcher
+    /// started for an agent's session should not outlive its use.
+    pub idle_exit: Option<Duration>,
+}
 
 /// What a running watcher reports, for `memctl watch -v` and logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +74,8 @@ pub enum WatchNote {
     Rebuilt(RebuildReport),
     /// Something went wrong that the watcher survives.
     Problem(String),
+    /// No search came for [`WatchOptions::idle_exit`]: the watcher stops.
+    Idle { after: Duration },
 }
 
 /// A running watcher. Dropping it stops it; the OS releases its locks if
@@ -91,7 +106,17 @@ impl Watcher {
         cache_dir: &Path,
         on_note: impl FnMut(WatchNote) + Send + 'static,
     ) -> Result<Started> {
-        fs::create_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
+        Watcher::start_with(store, cache_dir, WatchOptions::default(), on_note)
+    }
+
+    /// [`Watcher::start`] with `options`.
+    pub fn start_with(
+        store: &Store,
+        cache_dir: &Path,
+        options: WatchOptions,
+        on_note: impl FnMut(WatchNote) + Send + 'static,
+    ) -> Result<Started> {
+        mdstore::atomic::create_private_dir_all(cache_dir).map_err(|e| Error::io(cache_dir, e))?;
         let paths = IndexPaths::new(cache_dir, store);
         let watch_lock =
             HeldLock::try_take(&paths.watch_lock)?.ok_or_else(|| Error::WatcherRunning {
@@ -117,6 +142,9 @@ impl Watcher {
             index,
             events,
             on_note: Box::new(on_note),
+            idle_exit: options.idle_exit,
+            last_search: Instant::now(),
+            root: FileIdentity::of(store.root()),
             _locks: [watch_lock, ready_lock],
         };
         let thread = thread::Builder::new()
@@ -134,9 +162,10 @@ impl Watcher {
         })
     }
 
-    /// Blocks until the watcher stops by itself, which it does only when it
-    /// can no longer keep the index fresh (the store folder moved away, the
-    /// event source failed); the error says why.
+    /// Blocks until the watcher stops by itself: `Ok` after
+    /// [`WatchOptions::idle_exit`] without a search (a [`WatchNote::Idle`]
+    /// says so), an error when it can no longer keep the index fresh (the
+    /// store folder moved away, the event source failed), which says why.
     pub fn wait(mut self) -> Result<()> {
         match self.thread.take() {
             Some(thread) => join(thread, &self.store_root),
@@ -180,6 +209,12 @@ struct Loop {
     index: Index,
     events: Receiver<notify::Result<notify::Event>>,
     on_note: Box<dyn FnMut(WatchNote) + Send>,
+    idle_exit: Option<Duration>,
+    /// When the last sync cookie (a search) arrived, or the start.
+    last_search: Instant,
+    /// The store folder watched: another folder made at its path later is
+    /// not watched, so it counts as the store gone.
+    root: Option<FileIdentity>,
     /// The watch and ready locks, held for the life of the loop.
     _locks: [HeldLock; 2],
 }
@@ -198,20 +233,19 @@ impl Loop {
     fn run(&mut self) -> Result<()> {
         let mut unapplied = false;
         loop {
-            let first = if unapplied {
-                match self.events.recv_timeout(QUIET) {
-                    Ok(event) => event,
-                    Err(RecvTimeoutError::Timeout) => {
+            let first = match self.events.recv_timeout(self.patience(unapplied)) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) => {
+                    if unapplied {
                         unapplied = !self.apply();
-                        continue;
                     }
-                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                    self.check_root()?;
+                    if self.idle_over() {
+                        return Ok(());
+                    }
+                    continue;
                 }
-            } else {
-                match self.events.recv() {
-                    Ok(event) => event,
-                    Err(_) => return Ok(()),
-                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
             };
             let mut batch = Batch::default();
             self.classify(first, &mut batch);
@@ -226,6 +260,9 @@ impl Loop {
             self.commit(&batch)?;
             // Only now are the marks of every event before each cookie in
             // the index: the searcher waiting on it may go on.
+            if !batch.cookies.is_empty() {
+                self.last_search = Instant::now();
+            }
             for cookie in &batch.cookies {
                 if let Err(e) = fs::remove_file(cookie)
                     && e.kind() != io::ErrorKind::NotFound
@@ -252,7 +289,50 @@ impl Loop {
                 });
                 unapplied = true;
             }
+            // A store that changes all the time is never quiet, and its
+            // watcher must still stop when nobody searches it.
+            if self.idle_over() {
+                return Ok(());
+            }
         }
+    }
+
+    /// How long to wait for the next event: a quiet moment when marks wait
+    /// to be re-read, else until the next look at the store folder or the
+    /// idle deadline, whichever comes first.
+    fn patience(&self, unapplied: bool) -> Duration {
+        if unapplied {
+            return QUIET;
+        }
+        let idle_left = self
+            .idle_exit
+            .map(|idle| idle.saturating_sub(self.last_search.elapsed()));
+        idle_left.map_or(ROOT_CHECK, |left| left.min(ROOT_CHECK))
+    }
+
+    /// An error when the store folder is gone or another folder stands at
+    /// its path: the watcher can no longer see its changes.
+    fn check_root(&self) -> Result<()> {
+        let root = self.index.store().root();
+        if FileIdentity::of(root).is_some() && FileIdentity::of(root) == self.root {
+            return Ok(());
+        }
+        Err(Error::WatcherStopped {
+            store: root.to_path_buf(),
+            detail: format!("the store folder {} was moved or deleted", root.display()),
+        })
+    }
+
+    /// Whether no search came for the idle time (said in a note).
+    fn idle_over(&mut self) -> bool {
+        let Some(idle) = self.idle_exit else {
+            return false;
+        };
+        if self.last_search.elapsed() < idle {
+            return false;
+        }
+        (self.on_note)(WatchNote::Idle { after: idle });
+        true
     }
 
     /// Adds what one event means to the batch.

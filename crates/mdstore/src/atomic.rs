@@ -11,14 +11,55 @@ use std::path::Path;
 /// The suffix of memctl's temporary files.
 pub const TEMP_SUFFIX: &str = ".memctl-tmp";
 
+/// Who may read a file memctl writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// A record or another file of the project: the mode it had, else the
+    /// umask's default, in folders made as the umask says.
+    Shared,
+    /// memctl's own state about the user's sessions and stores (the cache
+    /// folder's session, gate and stamp files): the owner's alone, 0600,
+    /// in folders made 0700, whatever mode it had before.
+    Private,
+}
+
 /// Writes `bytes` to `path` so that a crash at any instant leaves either the
 /// old file or the new one, whole. Creates the parent folder if needed.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_as(path, bytes, Access::Shared)
+}
+
+/// [`write_file`] for a file only its owner may read (0600), its missing
+/// folders created 0700 ([`create_private_dir_all`]).
+pub fn write_private_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_as(path, bytes, Access::Private)
+}
+
+/// Creates `dir` and its missing parents for the owner alone (0700 on
+/// Unix, as the XDG base directory specification asks of the folders it
+/// names); a folder that exists keeps its mode.
+pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+fn write_as(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
     before_write()?;
     let dir = parent_dir(path);
-    fs::create_dir_all(dir)?;
-    let mut temp = temp_file_in(dir)?;
-    if let Ok(existing) = fs::metadata(path) {
+    match access {
+        Access::Shared => fs::create_dir_all(dir)?,
+        Access::Private => create_private_dir_all(dir)?,
+    }
+    let mut temp = temp_file_in(dir, access)?;
+    if access == Access::Shared
+        && let Ok(existing) = fs::metadata(path)
+    {
         temp.as_file().set_permissions(existing.permissions())?;
     }
     temp.write_all(bytes)?;
@@ -32,7 +73,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     before_write()?;
     let dir = parent_dir(path);
-    let mut temp = temp_file_in(dir)?;
+    let mut temp = temp_file_in(dir, Access::Shared)?;
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     match temp.persist_noclobber(path) {
@@ -42,7 +83,7 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     }
 }
 
-fn temp_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+fn temp_file_in(dir: &Path, access: Access) -> io::Result<tempfile::NamedTempFile> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".").suffix(TEMP_SUFFIX);
     // tempfile makes private (0600) files; a record is an ordinary file of
@@ -50,8 +91,14 @@ fn temp_file_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
+        let mode = match access {
+            Access::Shared => 0o666,
+            Access::Private => 0o600,
+        };
+        builder.permissions(fs::Permissions::from_mode(mode));
     }
+    #[cfg(not(unix))]
+    let _ = access;
     builder.tempfile_in(dir)
 }
 
@@ -185,6 +232,22 @@ mod tests {
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o640
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_private_file_is_the_owners_alone_even_when_it_was_not_and_its_new_folders_too() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/sessions/s.json");
+        write_private_file(&path, b"[]").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("cache/sessions")), 0o700);
+        assert_eq!(mode(&dir.path().join("cache")), 0o700);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        write_private_file(&path, b"[1]").unwrap();
+        assert_eq!(mode(&path), 0o600);
     }
 
     #[test]

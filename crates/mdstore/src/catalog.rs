@@ -151,13 +151,7 @@ fn omission_line(omitted: usize, budget: Budget) -> String {
 /// set: agents and people read `MEMORY.md` as it is, outside memctl.
 fn entry_line(summary: &Summary, max_chars: usize, scan: bool) -> String {
     const MIN_DESCRIPTION: usize = 24;
-    let path: String = summary
-        .rel_path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
-    let link = escape_link(&path);
+    let link = link_target(&summary.rel_path);
     let line = |id: &str, description: &str| format!("- [{id}]({link}) — {description}");
     let id = escape_text(&summary.id);
     let hidden = scan
@@ -212,6 +206,18 @@ fn escape_text(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The link target of a record's line: its path from the store's folder,
+/// `/`-separated, with the characters that would end or break a Markdown
+/// link percent-encoded. `context` finds a record's line by it.
+pub fn link_target(rel_path: &std::path::Path) -> String {
+    let path: String = rel_path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    escape_link(&path)
 }
 
 fn escape_link(path: &str) -> String {

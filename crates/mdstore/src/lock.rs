@@ -10,8 +10,17 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// How long a writer waits for the lock unless `MEMCTL_LOCK_TIMEOUT_MS` says otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::env::{EnvError, Number};
+
+/// How long a writer waits for the lock: `MEMCTL_LOCK_TIMEOUT_MS`, 10 s
+/// unless it says (0: one try), a day at most.
+pub const TIMEOUT_MS: Number = Number {
+    name: "MEMCTL_LOCK_TIMEOUT_MS",
+    unit: "milliseconds",
+    default: 10_000,
+    min: 0,
+    max: 24 * 60 * 60 * 1000,
+};
 
 /// A held write lock; released on drop (and by the OS if the process dies).
 #[derive(Debug)]
@@ -26,15 +35,15 @@ pub enum LockError {
     Timeout { root: PathBuf, waited: Duration },
     #[error("cannot open the store's lock: {0}")]
     Io(#[from] io::Error),
+    /// How long to wait for it is not set right.
+    #[error("{0}")]
+    Env(#[from] EnvError),
 }
 
-/// The timeout from `MEMCTL_LOCK_TIMEOUT_MS`, else [`DEFAULT_TIMEOUT`].
-pub fn timeout_from_env() -> Duration {
-    std::env::var("MEMCTL_LOCK_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map(Duration::from_millis)
-        .unwrap_or(DEFAULT_TIMEOUT)
+/// The wait from [`TIMEOUT_MS`]; a value that is not one is an error
+/// naming the variable, never a silent default.
+pub fn timeout_from_env() -> Result<Duration, EnvError> {
+    Ok(Duration::from_millis(TIMEOUT_MS.read_or_default()?))
 }
 
 impl StoreLock {

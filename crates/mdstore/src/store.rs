@@ -130,6 +130,13 @@ impl Store {
         Store::open(root)
     }
 
+    /// [`Store::create`] for a store that is its owner's alone (the global
+    /// store): a folder it creates is 0700; one that exists keeps its mode.
+    pub fn create_private(root: &Path) -> io::Result<Store> {
+        crate::atomic::create_private_dir_all(root)?;
+        Store::open(root)
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -131,7 +131,7 @@ pub enum Command {
     /// Rebuild the search index from the files
     Reindex(ReindexArgs),
     /// Watch the store and keep the index's dirty list current until interrupted
-    Watch,
+    Watch(WatchArgs),
     /// Serve memory to an agent over the Model Context Protocol on stdio (tools and MEMORY.md)
     Mcp,
     /// Consolidate: merge duplicates, retire corrected and expired records (shown, then confirmed)
@@ -145,6 +145,60 @@ pub enum Command {
     /// What an agent sees before a turn: the memory policy, MEMORY.md at
     /// session start, and the records relevant to a prompt (or nothing)
     Context(ContextArgs),
+    /// The one hook entry for an agent: reads any of its hook events on
+    /// stdin, answers in that event's format, and starts the background
+    /// jobs (watcher, dream --auto); never fails the agent (exit 0)
+    Hook(HookArgs),
+    /// Print a ready configuration snippet for an agent or MCP client, with
+    /// this memctl's absolute path (GUI clients do not see ~/.cargo/bin)
+    Setup(SetupArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Whose hook events: claude-code (SessionStart, UserPromptSubmit,
+    /// SessionEnd) or codex (SessionStart, UserPromptSubmit, Stop)
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+    /// Records shown at most for a prompt
+    #[arg(long, default_value_t = mdagent::context::DEFAULT_MAX, value_name = "N")]
+    pub max: usize,
+    /// Characters of an answer at most (default 9000); a record that does
+    /// not fit is left out whole
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// The agent or client to configure
+    #[arg(value_enum)]
+    pub client: SetupClient,
+    /// Print the snippet on stdout (and where it goes on stderr); nothing is written
+    #[arg(long, required = true)]
+    pub print: bool,
+}
+
+/// The agents and MCP clients `setup` has a snippet for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SetupClient {
+    ClaudeCode,
+    Codex,
+    Cursor,
+    Vscode,
+    ClaudeDesktop,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Stop after this many minutes without a search (default: never)
+    #[arg(long, value_name = "MINUTES",
+          value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=10_080))]
+    pub idle_exit: Option<u64>,
+    /// Started by a hook: another watcher already running is no error, and
+    /// a failure is reported at the next session start
+    #[arg(long, hide = true)]
+    pub background: bool,
 }
 
 #[derive(Debug, Args)]
@@ -171,10 +225,21 @@ pub struct ContextArgs {
     pub session_start: bool,
 }
 
-/// The agents whose hook format `context --hook` speaks.
+/// The agents whose hook format `hook` and `context --hook` speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HookAgent {
     ClaudeCode,
+    Codex,
+}
+
+impl HookAgent {
+    /// As it is written on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookAgent::ClaudeCode => "claude-code",
+            HookAgent::Codex => "codex",
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -369,6 +434,10 @@ pub struct DreamArgs {
     /// Unattended: run only when the gates pass, apply only exact duplicates and expired records
     #[arg(long, conflicts_with_all = ["dry_run", "yes"])]
     pub auto: bool,
+    /// Started by a hook: what the dream did is reported at the next
+    /// session start
+    #[arg(long, hide = true, requires = "auto")]
+    pub background: bool,
     /// At most this percentage of the records may be removed by one plan
     #[arg(long, value_name = "P", default_value_t = 25.0,
           value_parser = parse_percentage)]

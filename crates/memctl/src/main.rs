@@ -102,12 +102,14 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Completions(args) => cmd::completions::run(args),
         Command::Search(args) => cmd::search::run(config, ui, args),
         Command::Reindex(args) => cmd::reindex::run(config, ui, args),
-        Command::Watch => cmd::watch::run(config, ui),
+        Command::Watch(args) => cmd::watch::run(config, ui, &args),
         Command::Extract(args) => cmd::extract::run(config, ui, args),
         Command::Review(args) => cmd::review::run(config, ui, args),
         Command::Mcp => mcp::run(config, ui),
         Command::Dream(args) => cmd::dream::run(config, ui, args),
         Command::Context(args) => cmd::context::run(config, ui, args),
+        Command::Hook(args) => Ok(cmd::hook::run(config, &args)),
+        Command::Setup(args) => cmd::setup::run(config, ui, &args),
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use anstream::ColorChoice as StreamChoice;
 use anstream::stream::RawStream;
 use anstyle::AnsiColor;
+use dialoguer::console::{Key, Term};
 use mdindex::Progress;
 use mdstore::escape::{escape_controls, escape_controls_keep_lines, escape_json_controls};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -127,20 +128,43 @@ impl Ui {
         }
     }
 
-    /// Asks `question [y/N]` on the terminal; `false` unless the answer is yes.
+    /// Asks `question [y/N]` on the terminal; `false` unless the answer is
+    /// yes. Ctrl-D (end of input), Enter, `n`, `q` and Escape all mean no,
+    /// and so does a key the terminal cannot name (what it answers for
+    /// ever once it is no terminal); other keys are ignored. Hand-written over the terminal's keys rather
+    /// than `dialoguer::Confirm`, which ignores Ctrl-D and so waits forever
+    /// for an answer a person already gave.
     pub fn confirm(&self, question: &str) -> io::Result<bool> {
         if !self.interactive {
             return Ok(false);
         }
-        dialoguer::Confirm::new()
-            .with_prompt(question)
-            .default(false)
-            .interact()
-            .map_err(|e| match e {
-                dialoguer::Error::IO(e) => e,
-            })
+        let term = Term::stderr();
+        term.write_str(&format!("{question} [y/N] "))?;
+        term.flush()?;
+        let yes = loop {
+            match term.read_key() {
+                Ok(Key::Char('y' | 'Y')) => break true,
+                Ok(
+                    Key::Char(END_OF_INPUT | 'n' | 'N' | 'q')
+                    | Key::Enter
+                    | Key::Escape
+                    | Key::Unknown,
+                ) => {
+                    break false;
+                }
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break false,
+                Err(e) => return Err(e),
+                Ok(_) => {}
+            }
+        };
+        term.write_line(if yes { "yes" } else { "no" })?;
+        Ok(yes)
     }
 }
+
+/// Ctrl-D: the terminal, in the raw mode a key is read in, passes it on as
+/// this character rather than ending the input.
+const END_OF_INPUT: char = '\u{4}';
 
 fn wants_color(stream: &impl RawStream) -> bool {
     anstream::AutoStream::choice(stream) != StreamChoice::Never

@@ -1,6 +1,7 @@
 //! Choosing the records for a prompt: each store's hits that pass the
 //! relevance threshold (`mdindex::relevance`), merged across stores, none
-//! already shown this session.
+//! already shown this session and none expired (SPEC §8: `dream` retires an
+//! expired record later; until then it is not current, so never shown).
 
 use mdindex::Hit;
 use mdindex::relevance::THRESHOLD;
@@ -15,6 +16,7 @@ pub fn recall(
     stores: &[ScopedStore],
     query: &mdindex::query::Query,
     ask: &Ask<'_>,
+    now: jiff::Timestamp,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Recalled>, ContextError> {
     let cache = mdindex::cache_dir_from_env();
@@ -45,6 +47,7 @@ pub fn recall(
             .filter(|hit| {
                 !ask.already_shown
                     .contains(&key(scoped.scope.as_str(), &hit.id))
+                    && read::is_current(scoped, hit, now)
             })
             .collect();
         per_store.push((scoped, relevant));

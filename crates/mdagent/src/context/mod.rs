@@ -1,5 +1,6 @@
 //! What an agent sees before a turn (SPEC §8): the policy, each store's
-//! `MEMORY.md` at session start ([`read`]), and the records judged relevant
+//! catalogue at session start (`MEMORY.md`, or one rendered from the
+//! records; [`read`]), and the records judged relevant
 //! to the prompt ([`choose`], `mdindex::relevance`), rendered
 //! ([`render`]) within a budget of characters ([`fit`]), each shown once a
 //! session ([`session`]).
@@ -65,19 +66,20 @@ pub enum ContextError {
 /// The context for `ask` from every store this folder reads (none: empty).
 pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
     let stores = stores::read_stores(config)?;
+    let now = mdstore::clock::now();
     let mut context = Context {
         policy: POLICY,
         ..Context::default()
     };
     if ask.session_start {
         for scoped in &stores {
-            if let Some(catalogue) = read::catalogue(scoped)? {
+            if let Some(catalogue) = read::catalogue(scoped, now)? {
                 context.catalogues.push(catalogue);
             }
         }
     }
     if let Some(query) = ask.prompt.and_then(mdindex::relevance::prompt_query) {
-        context.records = choose::recall(&stores, &query, ask, &mut context.warnings)?;
+        context.records = choose::recall(&stores, &query, ask, now, &mut context.warnings)?;
     }
     Ok(context)
 }

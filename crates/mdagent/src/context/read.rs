@@ -2,32 +2,103 @@
 //! text from its file, with secrets kept from the agent, whose context may
 //! be logged or sent on.
 
-use mdindex::Hit;
+use jiff::Timestamp;
+use mdindex::{Hit, Index};
+use mdstore::catalog;
+use mdstore::expiry::has_expired;
 use mdstore::redact::{self, Keep};
+use mdstore::view::StoreView;
+use mdstore::{Store, Summary};
 
 use super::render::freshness;
 use super::{Catalogue, ContextError, Recalled};
 use crate::stores::ScopedStore;
 
-/// A store's `MEMORY.md`, if it has one with any text.
-pub fn catalogue(scoped: &ScopedStore) -> Result<Option<Catalogue>, ContextError> {
+/// A store's catalogue as an agent is shown it at session start: its
+/// `MEMORY.md` without the lines of records expired at `now`, or, when the
+/// store has no `MEMORY.md` (hand-written records, a clone whose
+/// `MEMORY.md` was deleted), one rendered from the current records as
+/// `MEMORY.md` would be. `None` when neither holds any text.
+pub fn catalogue(scoped: &ScopedStore, now: Timestamp) -> Result<Option<Catalogue>, ContextError> {
     let path = scoped.store.catalog_path();
     let bytes = mdstore::catalog::disk::read_bounded(&path)
         .map_err(|source| ContextError::ReadCatalogue { path, source })?;
-    Ok(bytes
+    let on_disk = bytes
         .map(|b| String::from_utf8_lossy(&b).into_owned())
-        // memctl's own first line says the file is generated: nothing an
-        // agent needs.
-        .map(|text| match text.split_once('\n') {
-            Some((_, rest)) if mdstore::catalog::disk::is_generated(&text) => rest.to_string(),
-            _ => text,
-        })
-        .filter(|text| !text.trim().is_empty())
-        .map(|text| redact::lines(&text, Keep::Nothing))
-        .map(|text| Catalogue {
-            scope: scoped.scope.as_str(),
-            text,
-        }))
+        .filter(|text| !text.trim().is_empty());
+    let text = match on_disk {
+        Some(text) => {
+            let expired: Vec<String> = headers(&scoped.store, Headers::Expiring)
+                .iter()
+                .filter(|s| has_expired(&s.meta, now))
+                .map(|s| format!("]({})", catalog::link_target(&s.rel_path)))
+                .collect();
+            text.lines()
+                .filter(|line| !expired.iter().any(|link| line.contains(link.as_str())))
+                .map(|line| format!("{line}\n"))
+                .collect()
+        }
+        None => {
+            let current: Vec<Summary> = headers(&scoped.store, Headers::All)
+                .into_iter()
+                .filter(|s| !has_expired(&s.meta, now))
+                .collect();
+            if current.is_empty() {
+                return Ok(None);
+            }
+            catalog::render(&current, catalog::Budget::default()).text
+        }
+    };
+    // memctl's own first line says the file is generated: nothing an
+    // agent needs.
+    let text = match text.split_once('\n') {
+        Some((_, rest)) if catalog::disk::is_generated(&text) => rest.to_string(),
+        _ => text,
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Catalogue {
+        scope: scoped.scope.as_str(),
+        text: redact::lines(&text, Keep::Nothing),
+    }))
+}
+
+/// Which headers [`headers`] reads.
+#[derive(Clone, Copy)]
+enum Headers {
+    /// Only those of records that carry an `expires`.
+    Expiring,
+    All,
+}
+
+/// Records' headers as they are now: from the search index (synced first:
+/// cheap with a watcher, a stat of every file without, built when missing,
+/// as the first prompt would build it), else, when the cache folder cannot
+/// hold one, from the files themselves.
+fn headers(store: &Store, which: Headers) -> Vec<Summary> {
+    let from_index = || -> Result<Vec<Summary>, mdindex::Error> {
+        let cache = mdindex::cache_dir_from_env();
+        let mut index = Index::open(store, &cache, &mut |_| {})?.index;
+        index.sync()?;
+        match which {
+            Headers::Expiring => index.expiring(),
+            Headers::All => index.summaries(),
+        }
+    };
+    from_index().unwrap_or_else(|_| StoreView::load(store).summaries)
+}
+
+/// Whether a hit's record is still current at `now` (its header read
+/// again: the index ranks records, it does not say what is current).
+pub fn is_current(scoped: &ScopedStore, hit: &Hit, now: Timestamp) -> bool {
+    let Some(rel) = scoped.store.record_rel_path(&hit.path) else {
+        return false;
+    };
+    scoped
+        .store
+        .read_summary(&rel)
+        .is_ok_and(|summary| !has_expired(&summary.meta, now))
 }
 
 /// A hit as shown, its content read from the file (`None` if the file

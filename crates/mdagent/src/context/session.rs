@@ -91,7 +91,7 @@ impl Session {
     pub fn save(&self) -> Result<(), SessionError> {
         // A list of strings always serialises.
         let text = serde_json::to_string(&self.shown).unwrap_or_default();
-        mdstore::atomic::write_file(&self.path, text.as_bytes()).map_err(|source| {
+        mdstore::atomic::write_private_file(&self.path, text.as_bytes()).map_err(|source| {
             SessionError::Write {
                 path: self.path.clone(),
                 source,

@@ -281,34 +281,37 @@ impl Conversation {
             self.messages.push(Message { role, text });
         }
     }
+}
 
-    /// The most recent messages holding at most `limit` characters of text,
-    /// oldest first, and how many characters were left out. The oldest
-    /// message kept may be cut: its end is kept, after a `…`.
-    pub fn recent_window(&self, limit: usize) -> (Vec<Message>, usize) {
-        let mut kept = Vec::new();
-        let mut room = limit;
-        let mut left_out = 0;
-        for message in self.messages.iter().rev() {
-            let chars = message.text.chars().count();
-            if room == 0 {
-                left_out += chars;
-            } else if chars <= room {
-                room -= chars;
-                kept.push(message.clone());
-            } else {
-                let end: String = message.text.chars().skip(chars - room).collect();
-                left_out += chars - room;
-                room = 0;
-                kept.push(Message {
-                    role: message.role,
-                    text: format!("…{end}"),
-                });
-            }
+/// The most recent of `messages` holding at most `limit` characters of
+/// text, oldest first, and how many characters were left out. The oldest
+/// message kept may be cut: its end is kept after a `…`, which counts as
+/// one of the `limit`.
+pub fn recent_window(messages: &[Message], limit: usize) -> (Vec<Message>, usize) {
+    let mut kept = Vec::new();
+    let mut room = limit;
+    let mut left_out = 0;
+    for message in messages.iter().rev() {
+        let chars = message.text.chars().count();
+        if chars <= room {
+            room -= chars;
+            kept.push(message.clone());
+            continue;
         }
-        kept.reverse();
-        (kept, left_out)
+        // Room for the `…` and at least one character of the end.
+        let end_chars = room.saturating_sub(1);
+        left_out += chars - end_chars;
+        room = 0;
+        if end_chars > 0 {
+            let end: String = message.text.chars().skip(chars - end_chars).collect();
+            kept.push(Message {
+                role: message.role,
+                text: format!("…{end}"),
+            });
+        }
     }
+    kept.reverse();
+    (kept, left_out)
 }
 
 #[cfg(test)]
@@ -404,13 +407,13 @@ mod tests {
         conversation.push(Role::User, "first message".to_string());
         conversation.push(Role::Assistant, "abcdefghij".to_string());
         conversation.push(Role::User, "last".to_string());
-        let (kept, left_out) = conversation.recent_window(7);
+        let (kept, left_out) = recent_window(&conversation.messages, 7);
         assert_eq!(
             kept,
             [
                 Message {
                     role: Role::Assistant,
-                    text: "…hij".to_string()
+                    text: "…ij".to_string()
                 },
                 Message {
                     role: Role::User,
@@ -418,6 +421,30 @@ mod tests {
                 }
             ]
         );
-        assert_eq!(left_out, 13 + 7);
+        assert_eq!(left_out, 13 + 8);
+    }
+
+    /// Issue 15 item 7: the `…` of a cut message came on top of the
+    /// window, so 60,001 characters were sent where 60,000 are promised.
+    #[test]
+    fn the_window_counts_the_ellipsis_of_a_cut_message() {
+        let sent = |messages: &[Message]| -> usize {
+            messages.iter().map(|m| m.text.chars().count()).sum()
+        };
+        let message = |text: String| Message {
+            role: Role::User,
+            text,
+        };
+        let exact = [message("a".repeat(30_000)), message("b".repeat(30_000))];
+        let (kept, left_out) = recent_window(&exact, 60_000);
+        assert_eq!((sent(&kept), left_out), (60_000, 0));
+        assert!(!kept[0].text.starts_with('…'));
+        let over = [message("a".repeat(30_001)), message("b".repeat(30_000))];
+        let (kept, left_out) = recent_window(&over, 60_000);
+        assert_eq!((sent(&kept), left_out), (60_000, 2));
+        assert!(kept[0].text.starts_with('…'));
+        // No room for more than the `…`: the message is left out whole.
+        let (kept, left_out) = recent_window(&over, 30_001);
+        assert_eq!((sent(&kept), left_out), (30_000, 30_001));
     }
 }

@@ -2,37 +2,11 @@
 //! reason.
 
 use jiff::Timestamp;
-use jiff::civil::Date;
-use jiff::tz::TimeZone;
+use mdstore::expiry::Expiry;
 
 use crate::gather::Claims;
 use crate::plan::{Finding, LeftAlone, Operation, Plan};
 use crate::records::DreamRecord;
-
-/// An `expires` value: a date (the record is good through that day, UTC)
-/// or an instant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Expiry {
-    Date(Date),
-    Instant(Timestamp),
-}
-
-impl Expiry {
-    pub(crate) fn parse(text: &str) -> Option<Expiry> {
-        let text = text.trim();
-        if let Ok(date) = text.parse::<Date>() {
-            return Some(Expiry::Date(date));
-        }
-        text.parse::<Timestamp>().ok().map(Expiry::Instant)
-    }
-
-    fn is_past(self, now: Timestamp) -> bool {
-        match self {
-            Expiry::Date(date) => date < now.to_zoned(TimeZone::UTC).date(),
-            Expiry::Instant(at) => at < now,
-        }
-    }
-}
 
 pub(crate) fn gather(
     records: &[DreamRecord],

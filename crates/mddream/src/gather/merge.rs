@@ -166,10 +166,10 @@ fn union_tags(records: &[DreamRecord], members: &[usize]) -> Vec<String> {
 
 /// A merged record expires only when every source does, at the latest date.
 fn latest_expiry(records: &[DreamRecord], members: &[usize]) -> Option<String> {
-    let mut latest: Option<(crate::gather::expired::Expiry, String)> = None;
+    let mut latest: Option<(mdstore::expiry::Expiry, String)> = None;
     for &i in members {
         let written = records[i].record.meta.expires.as_ref()?;
-        let expiry = crate::gather::expired::Expiry::parse(written)?;
+        let expiry = mdstore::expiry::Expiry::parse(written)?;
         if latest.as_ref().is_none_or(|(l, _)| expiry > *l) {
             latest = Some((expiry, written.clone()));
         }

@@ -145,3 +145,57 @@ fn related_groups_follow_operations_and_supersession() {
     });
     assert_eq!(related_groups(&plan, &records), vec![vec![0, 2]]);
 }
+
+#[test]
+fn a_record_with_a_secret_in_any_field_sent_is_withheld_naming_field_and_rule() {
+    let key = ["AKIA", "IOSFODNN7EXAMPLF"].concat();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |id: &str, text: String| std::fs::write(dir.path().join(format!("{id}.md")), text);
+    let head = |id: &str| format!("---\nname: {id}\ntype: project\n");
+    write(
+        "plain",
+        format!("{}description: fine\n---\nNothing.\n", head("plain")),
+    )
+    .unwrap();
+    write(
+        "in-body",
+        format!("{}description: fine\n---\nkey {key}\n", head("in-body")),
+    )
+    .unwrap();
+    write(
+        "in-description",
+        format!("{}description: key {key}\n---\nx\n", head("in-description")),
+    )
+    .unwrap();
+    write(
+        "in-tags",
+        format!(
+            "{}description: fine\ntags: [ok, \"{key}\"]\n---\nx\n",
+            head("in-tags")
+        ),
+    )
+    .unwrap();
+    let store = mdstore::Store::open(dir.path()).unwrap();
+    let loaded = records::load(&store, Scope::Workspace);
+    let found: Vec<(String, Option<(String, &str)>)> = loaded
+        .records
+        .iter()
+        .map(|r| {
+            let why = withheld(r).map(|w| (w.field, w.rule));
+            (r.record.id.clone(), why)
+        })
+        .collect();
+    let rule = "aws-access-key-id";
+    assert_eq!(
+        found,
+        [
+            ("in-body".to_string(), Some(("body".to_string(), rule))),
+            (
+                "in-description".to_string(),
+                Some(("description".to_string(), rule))
+            ),
+            ("in-tags".to_string(), Some(("tags".to_string(), rule))),
+            ("plain".to_string(), None),
+        ]
+    );
+}

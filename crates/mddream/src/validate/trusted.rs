@@ -12,9 +12,9 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use mdstore::expiry::Expiry;
 use mdstore::markdown::{self, Block, Line, PartKind};
 
-use crate::gather::expired::Expiry;
 use crate::plan::NewRecord;
 use crate::records::DreamRecord;
 

@@ -15,5 +15,7 @@ mod corruption;
 mod freshness;
 mod fuzz_checks;
 mod fuzz_replay;
+mod headers;
 mod search;
 mod watcher;
+mod watcher_life;

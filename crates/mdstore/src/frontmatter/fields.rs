@@ -419,9 +419,7 @@ impl Reading {
                 )),
             },
             "expires" => {
-                if text.parse::<jiff::civil::Date>().is_err()
-                    && text.parse::<jiff::Timestamp>().is_err()
-                {
+                if crate::expiry::Expiry::parse(&text).is_none() {
                     problem(format!(
                         "`expires` is neither a date (2026-12-31) nor an RFC 3339 timestamp: {text:?}"
                     ));

@@ -240,9 +240,7 @@ pub fn check_candidate(candidate: &Candidate) -> Result<(), InputError> {
     }
     if let Some(expires) = &candidate.expires {
         refuse_control(Field::Expires, expires, false)?;
-        let valid = expires.parse::<jiff::civil::Date>().is_ok()
-            || expires.parse::<jiff::Timestamp>().is_ok();
-        if !valid {
+        if crate::expiry::Expiry::parse(expires).is_none() {
             return Err(InputError::Expires(expires.clone()));
         }
     }

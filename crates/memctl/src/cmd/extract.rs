@@ -44,6 +44,10 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
     }
     // Nor when there is no store to write to (and no git root to make one at).
     let target = target?;
+    // The variables of this run, read before the model is asked: a bad
+    // value must not cost a call (the lock's is read again to write).
+    let timeout = model_cmd::timeout_from_env()?;
+    mdstore::lock::timeout_from_env()?;
     let conversation = transcript::read(&args.transcript)?;
     let shown = ui::shown_path(&args.transcript);
     if conversation.messages.is_empty() {
@@ -56,12 +60,11 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
         return Ok(Exit::Ok);
     }
     let request = request::request(&conversation);
-    let reply = model_cmd::run(
-        &model.line,
-        request.as_bytes(),
-        model_cmd::timeout_from_env(),
-    )
-    .map_err(|e| model_failure(e, &model))?;
+    if !request.hidden.is_empty() {
+        ui.note(&hidden_note(&request.hidden));
+    }
+    let reply = model_cmd::run(&model.line, request.json.as_bytes(), timeout)
+        .map_err(|e| model_failure(e, &model))?;
     let proposals = answer::parse(&reply).map_err(|reason| {
         Failure::bad_input(format!(
             "the model command's answer cannot be read: {reason}; nothing was written"
@@ -164,9 +167,29 @@ fn model_failure(error: ModelCmdError, model: &ModelCommand) -> Failure {
         ModelCmdError::Timeout(_) => {
             Failure::new(exit, message).with_hint("set MEMCTL_LLM_TIMEOUT_SECS to wait longer")
         }
+        ModelCmdError::OutputHeld(_) => {
+            Failure::new(exit, message).with_hint(model_cmd::OUTPUT_HELD_HINT)
+        }
         ModelCmdError::Failed(_) | ModelCmdError::Io(_) => Failure::new(exit, message)
             .with_hint("its own error output is above; run it by hand to see why"),
     }
+}
+
+/// `2 lines of the session were not sent to the model: they look like
+/// they hold a secret (github-token, aws-secret-access-key).`
+fn hidden_note(rules: &[&str]) -> String {
+    let mut named: Vec<&str> = Vec::new();
+    for rule in rules {
+        if !named.contains(rule) {
+            named.push(rule);
+        }
+    }
+    let lines = ui::count(rules.len(), "line", "lines");
+    let verb = if rules.len() == 1 { "was" } else { "were" };
+    format!(
+        "{lines} of the session {verb} not sent to the model: they look like they hold a secret ({}).",
+        named.join(", ")
+    )
 }
 
 /// `extract: 5 candidates from FILE: 2 saved, 1 already stored, 1 refused, 1 dropped (current task).`

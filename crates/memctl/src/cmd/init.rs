@@ -4,9 +4,9 @@
 use anyhow::Context;
 use mdagent::Config;
 use mdagent::stores::{self, WORKSPACE_DIR};
+use mdstore::catalog;
 use mdstore::lock::{self, StoreLock};
 use mdstore::view::StoreView;
-use mdstore::{Store, catalog};
 
 use crate::cli::InitArgs;
 use crate::failure::Exit;
@@ -28,9 +28,11 @@ pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
         stores::named(config, &dir)
     };
     stores::refuse_file_as_store(&named, &dir)?;
+    // Before anything is created: a bad MEMCTL_LOCK_TIMEOUT_MS creates nothing.
+    let lock_timeout = lock::timeout_from_env()?;
     let existed = dir.is_dir();
-    let store = Store::create(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = StoreLock::acquire(store.root(), lock::timeout_from_env())?;
+    let store = stores::create(stores::default_scope(config), &dir)?.store;
+    let _lock = StoreLock::acquire(store.root(), lock_timeout)?;
     let view = StoreView::load(&store);
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     ui.note_catalog(&catalog);

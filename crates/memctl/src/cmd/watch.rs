@@ -1,15 +1,21 @@
 //! `memctl watch`: keep the index's dirty list current until interrupted,
-//! so that searches re-read only what changed (SPEC §4).
+//! or until a stretch without searches (`--idle-exit`), so that searches
+//! re-read only what changed (SPEC §4). A session's hook starts one with
+//! `--background` (mdagent::lifecycle).
+
+use std::time::Duration;
 
 use mdagent::Config;
-use mdagent::stores;
-use mdindex::{WatchNote, Watcher};
+use mdagent::lifecycle::{Job, reports};
+use mdagent::stores::{self, ScopedStore};
+use mdindex::{WatchNote, WatchOptions, Watcher};
 
 use super::reindex::note_rebuilt;
+use crate::cli::WatchArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{Ui, count};
 
-pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
     let scoped = stores::read_stores(config)?
         .into_iter()
@@ -18,9 +24,33 @@ pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
             Failure::bad_input(format!("no {} store to watch here", scope.as_str()))
                 .with_hint("run `memctl init` in your project's root, or pass --store DIR")
         })?;
+    let result = watch(&scoped, ui.verbose, args);
+    // A watcher started by a hook is watched by no one: a failure is told at
+    // the next session start. A store that went away ends its watcher's
+    // life, which is nothing to report.
+    if args.background
+        && let Err(e) = &result
+        && scoped.store.root().is_dir()
+    {
+        reports::record(
+            &scoped,
+            Job::Watch,
+            &format!(
+                "the watcher stopped: {e:#}; searches compare the store with its index instead (slower) until a session starts another"
+            ),
+        );
+    }
+    result
+}
+
+fn watch(scoped: &ScopedStore, verbose: bool, args: &WatchArgs) -> anyhow::Result<Exit> {
     let cache = mdindex::cache_dir_from_env();
-    let verbose = ui.verbose;
-    let started = Watcher::start(&scoped.store, &cache, move |note| match note {
+    let options = WatchOptions {
+        idle_exit: args
+            .idle_exit
+            .map(|minutes| Duration::from_secs(minutes * 60)),
+    };
+    let started = Watcher::start_with(&scoped.store, &cache, options, move |note| match note {
         WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
         WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
         WatchNote::Rebuilt(report) => eprintln!(
@@ -33,20 +63,34 @@ pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
             "re-read: {} added, {} updated, {} removed",
             report.added, report.updated, report.removed
         ),
+        WatchNote::Idle { after } => {
+            eprintln!("Stopped: no search for {} minutes.", after.as_secs() / 60)
+        }
         _ => {}
-    })
-    .map_err(|e| match e {
-        mdindex::Error::WatcherRunning { store, .. } => anyhow::Error::from(
-            Failure::new(
+    });
+    let started = match started {
+        Ok(started) => started,
+        // Two sessions starting at once may both start a watcher: the
+        // second leaves the store to the first.
+        Err(mdindex::Error::WatcherRunning { store, .. }) if args.background => {
+            eprintln!(
+                "A watcher already keeps {}; this one leaves.",
+                store.display()
+            );
+            return Ok(Exit::Ok);
+        }
+        Err(mdindex::Error::WatcherRunning { store, .. }) => {
+            return Err(Failure::new(
                 Exit::Conflict,
                 format!("a watcher already runs for {}", store.display()),
             )
-            .with_hint("one watcher per store is enough; stop the other one first"),
-        ),
-        e => anyhow::Error::from(e).context("cannot start the watcher"),
-    })?;
+            .with_hint("one watcher per store is enough; stop the other one first")
+            .into());
+        }
+        Err(e) => return Err(anyhow::Error::from(e).context("cannot start the watcher")),
+    };
     if let Some(report) = &started.rebuilt {
-        note_rebuilt(&scoped, report);
+        note_rebuilt(scoped, report);
     }
     // Always printed (even with -q): scripts wait for this line.
     eprintln!(

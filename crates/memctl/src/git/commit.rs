@@ -15,41 +15,17 @@ use mdstore::Store;
 use mdstore::store::CATALOG_FILE;
 use mdstore::tombstone::TOMBSTONE_DIR;
 use mdstore::view::StoreView;
-use serde::Deserialize;
 
 use super::index::{IndexFile, TemporaryIndex};
 use super::{GitError, Repo};
 use crate::ui::Ui;
 
-/// The store's own settings file, committed with it.
-pub const CONFIG_FILE: &str = ".memctl.toml";
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Config {
-    #[serde(default)]
-    git: GitConfig,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GitConfig {
-    /// Commit every memctl write to the store's repository.
-    #[serde(default)]
-    commit: bool,
-}
-
 /// Whether `[git] commit = true` is set in the store's `.memctl.toml`;
 /// an error names the file and what is wrong with it.
 pub fn configured(store_root: &Path) -> Result<bool, String> {
-    let path = store_root.join(CONFIG_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    let config: Config = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(config.git.commit)
+    mdagent::settings::load(store_root)
+        .map(|settings| settings.git.commit)
+        .map_err(|e| e.to_string())
 }
 
 /// What became of a commit that was asked for.
@@ -273,10 +249,21 @@ mod tests {
     fn unknown_key_in_memctl_toml_is_an_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(configured(dir.path()), Ok(false));
-        std::fs::write(dir.path().join(CONFIG_FILE), "[git]\ncommit = true\n").unwrap();
+        std::fs::write(
+            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            "[git]\ncommit = true\n",
+        )
+        .unwrap();
         assert_eq!(configured(dir.path()), Ok(true));
-        std::fs::write(dir.path().join(CONFIG_FILE), "[git]\ncomit = true\n").unwrap();
+        std::fs::write(
+            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            "[git]\ncomit = true\n",
+        )
+        .unwrap();
         let err = configured(dir.path()).unwrap_err();
-        assert!(err.contains(CONFIG_FILE) && err.contains("comit"), "{err}");
+        assert!(
+            err.contains(mdagent::settings::SETTINGS_FILE) && err.contains("comit"),
+            "{err}"
+        );
     }
 }

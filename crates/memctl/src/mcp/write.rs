@@ -321,8 +321,11 @@ fn note_catalog(answer: &mut Value, committed: &txn::Committed) {
 }
 
 fn busy(e: &mdstore::lock::LockError) -> ToolError {
-    ToolError::new(format!("{e}; nothing was written"))
-        .with_hint("another memctl is writing to this store; try again in a moment")
+    let hint = match e {
+        mdstore::lock::LockError::Env(env) => env.hint(),
+        _ => "another memctl is writing to this store; try again in a moment".to_string(),
+    };
+    ToolError::new(format!("{e}; nothing was written")).with_hint(hint)
 }
 
 /// The id to show: the plan's, unless the name holds a secret.

@@ -81,7 +81,17 @@ fn json_command_lines(value: &Value, out: &mut Vec<Vec<String>>) {
     }
 }
 
+/// The arguments of every memctl command line in a TOML table: an MCP
+/// server's `command = "memctl"` with its `args`, or a hook's
+/// `command = "memctl …"`, in tables and arrays of tables.
 fn toml_command_lines(table: &toml::Table, out: &mut Vec<Vec<String>>) {
+    if let Some(rest) = table
+        .get("command")
+        .and_then(toml::Value::as_str)
+        .and_then(|c| c.strip_prefix("memctl "))
+    {
+        out.push(shell_words::split(rest).expect("a command line splits into words"));
+    }
     if table.get("command").and_then(toml::Value::as_str) == Some("memctl") {
         let args = table
             .get("args")
@@ -94,9 +104,15 @@ fn toml_command_lines(table: &toml::Table, out: &mut Vec<Vec<String>>) {
         out.push(args);
     }
     for value in table.values() {
-        if let Some(inner) = value.as_table() {
-            toml_command_lines(inner, out);
-        }
+        toml_value_command_lines(value, out);
+    }
+}
+
+fn toml_value_command_lines(value: &toml::Value, out: &mut Vec<Vec<String>>) {
+    match value {
+        toml::Value::Table(inner) => toml_command_lines(inner, out),
+        toml::Value::Array(values) => values.iter().for_each(|v| toml_value_command_lines(v, out)),
+        _ => {}
     }
 }
 
@@ -171,7 +187,7 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
     let markdown = agents_md();
     let blocks = fenced_blocks(&markdown);
     let mut lines = Vec::new();
-    let (mut hooks, mut mcp_json, mut codex) = (false, false, false);
+    let (mut hooks, mut mcp_json, mut codex, mut codex_hooks) = (false, false, false, false);
     for block in &blocks {
         match block.lang.as_str() {
             "json" => {
@@ -182,14 +198,10 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
                     )
                 });
                 if value.get("hooks").is_some() {
-                    for event in ["SessionStart", "UserPromptSubmit"] {
+                    // The one hook entry, for every event it answers.
+                    for event in ["SessionStart", "UserPromptSubmit", "SessionEnd"] {
                         let commands = hook_commands(&value, event);
-                        assert!(
-                            commands
-                                .iter()
-                                .any(|c| c.starts_with("memctl context --hook claude-code")),
-                            "{event}: {commands:?}"
-                        );
+                        assert_eq!(commands, ["memctl hook claude-code"], "{event}");
                     }
                     hooks = true;
                 }
@@ -224,6 +236,13 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
                         panic!("docs/agents.md:{}: no [mcp_servers.memctl]", block.line)
                     });
                 assert!(server.get("args").and_then(toml::Value::as_array).is_some());
+                if let Some(hooks) = table.get("hooks") {
+                    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+                        let command = hooks[event][0]["hooks"][0]["command"].as_str();
+                        assert_eq!(command, Some("memctl hook codex"), "{event}");
+                    }
+                    codex_hooks = true;
+                }
                 codex = true;
                 toml_command_lines(&table, &mut lines);
             }
@@ -232,8 +251,8 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
         }
     }
     assert!(
-        hooks && mcp_json && codex,
-        "hooks {hooks}, .mcp.json {mcp_json}, Codex {codex}"
+        hooks && mcp_json && codex && codex_hooks,
+        "hooks {hooks}, .mcp.json {mcp_json}, Codex {codex}, Codex hooks {codex_hooks}"
     );
     let env = TestEnv::new();
     let checked = lines.iter().filter(|args| accepted(&env, args)).count();

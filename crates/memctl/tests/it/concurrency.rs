@@ -182,7 +182,7 @@ fn eight_processes_racing_on_one_revision_leave_exactly_one_winner() {
             .into_iter()
             .enumerate()
             .map(|(k, child)| {
-                let output = child.wait_with_output().expect("memctl finishes");
+                let output = crate::env::output_within(child, "memctl remember");
                 let said = String::from_utf8_lossy(&output.stderr).into_owned();
                 (k, output.status.code().unwrap_or(-1), said)
             })

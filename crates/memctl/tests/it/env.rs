@@ -7,10 +7,16 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use assert_cmd::Command;
 use memctl_testkit::{RecordFile, write_file};
 use tempfile::TempDir;
+
+/// Not a timing assertion: how long one memctl run may take before the test
+/// stops it and fails, so that a run that hangs (a prompt that ignores the
+/// end of its input, a model command's child) never hangs the test suite.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(300);
 
 /// One finished run of the binary.
 #[derive(Clone, Debug)]
@@ -201,7 +207,7 @@ impl TestEnv {
 
     /// Runs a command prepared with [`TestEnv::command`] (other folder, other env).
     pub fn run_with(&self, mut cmd: Command, args: &[&str]) -> Run {
-        cmd.args(args);
+        cmd.args(args).timeout(RUN_DEADLINE);
         let output = cmd.output().expect("memctl runs");
         Run::from_output(command_line(args), &output)
     }
@@ -250,7 +256,7 @@ impl TestEnv {
         // A terminal that understands nothing, so that prompts draw plainly.
         cmd.env("TERM", "dumb").current_dir(&self.work);
         let mut cmd = Command::from_std(cmd);
-        cmd.write_stdin(keys.to_string());
+        cmd.write_stdin(keys.to_string()).timeout(RUN_DEADLINE);
         let output = cmd
             .output()
             .expect("util-linux `script` runs (the terminal tests need it)");
@@ -438,4 +444,46 @@ fn hand_made(id: &str, record_type: &str, description: &str, body: &str) -> Reco
         .description(description)
         .body(&format!("{body}\n"))
         .verbatim()
+}
+
+/// Waits for `child` to end, at most [`RUN_DEADLINE`]; past it the child is
+/// killed and the test fails naming `what`. `Child::wait` alone would wait
+/// for ever on a child that hangs.
+pub fn wait_within(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + RUN_DEADLINE;
+    loop {
+        if let Some(status) = child.try_wait().expect("the child's status") {
+            return status;
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not end within {RUN_DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `Child::wait_with_output` with [`wait_within`]'s deadline: its pipes are
+/// read to their ends by threads while it runs.
+pub fn output_within(mut child: std::process::Child, what: &str) -> Output {
+    fn drain(
+        pipe: Option<impl std::io::Read + Send + 'static>,
+    ) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = wait_within(&mut child, what);
+    Output {
+        status,
+        stdout: stdout.join().expect("the stdout reader"),
+        stderr: stderr.join().expect("the stderr reader"),
+    }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use memctl_testkit::RecordFile;
 use pretty_assertions::assert_eq;
 
-use crate::env::TestEnv;
+use crate::env::{TestEnv, wait_within};
 use crate::freshness::{assert_exit_matches_hits, set};
 
 /// Not a timing assertion: only how long a broken watcher may hang the test
@@ -67,7 +67,7 @@ impl Watch {
                     panic!("no \"Watching\" line; it said: {:?}", watch.said)
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = watch.child.wait().expect("the watcher is reaped");
+                    let status = wait_within(&mut watch.child, "the watcher");
                     panic!("memctl watch ended ({status}); it said: {:?}", watch.said)
                 }
             }
@@ -84,17 +84,18 @@ impl Watch {
         self.child.wait().expect("the killed watcher is reaped");
     }
 
-    /// Stops it as Ctrl-C does and waits for it to end; returns what it
-    /// said after its "Watching" line.
-    fn interrupt(mut self) -> Vec<String> {
+    /// Stops it as `kill` does (SIGTERM) and waits, at most a deadline,
+    /// for it to end; returns what it said after its "Watching" line. Not
+    /// SIGINT: a test run as a background job (`nohup`, `&` in a script,
+    /// some CI runners) starts its children with SIGINT ignored, and the
+    /// watcher never stopped.
+    fn terminate(mut self) -> Vec<String> {
         let sent = std::process::Command::new("kill")
-            .args(["-INT", &self.pid().to_string()])
+            .args(["-TERM", &self.pid().to_string()])
             .status()
             .expect("kill runs");
-        assert!(sent.success(), "kill -INT failed");
-        self.child
-            .wait()
-            .expect("the interrupted watcher is reaped");
+        assert!(sent.success(), "kill -TERM failed");
+        wait_within(&mut self.child, "the terminated watcher");
         self.stderr.try_iter().collect()
     }
 }
@@ -357,11 +358,11 @@ fn a_second_watcher_on_the_same_store_exits_4_while_the_first_runs() {
     let global_option_after = env.run(&["watch", "-q"]);
     global_option_after.assert_code(4);
 
-    // Ctrl-C stops the first; then a watcher can start again.
-    let after = first.interrupt();
+    // `kill` stops the first; then a watcher can start again.
+    let after = first.terminate();
     assert!(
         after.iter().all(|l| !l.contains("error")),
-        "the interrupted watcher said {after:?}"
+        "the terminated watcher said {after:?}"
     );
     let status = env.run(&["status"]);
     assert!(
@@ -409,7 +410,7 @@ fn watcher_exit_message_says_why_once() {
             Err(RecvTimeoutError::Timeout) => panic!("the watcher went on; it said: {said:?}"),
         }
     }
-    let status = watch.child.wait().expect("the watcher is reaped");
+    let status = wait_within(&mut watch.child, "the watcher");
     assert_eq!(status.code(), Some(5), "{said:?}");
     let text = said.join("\n");
     assert_eq!(text.matches("stopped").count(), 1, "{text}");

@@ -19,6 +19,7 @@ use mdagent::Config;
 use mdagent::dream_auto::{self, Admission};
 use mdagent::dream_model::{self, DreamModelError};
 use mdagent::index_sink::IndexSink;
+use mdagent::lifecycle::{Job, reports};
 use mdagent::model_cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};
 
@@ -33,6 +34,27 @@ pub struct Oriented {
 }
 
 pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
+    let background = args.background;
+    let result = dream(config, ui, args);
+    // Started by a hook, a dream is watched by no one: its failure is told
+    // at the next session start.
+    if background
+        && let Err(e) = &result
+        && let Some(first) = stores::read_stores(config)
+            .ok()
+            .and_then(|s| s.into_iter().next())
+    {
+        let (_, message, _) = failure::classify(e);
+        reports::record(
+            &first,
+            Job::Dream,
+            &format!("dream --auto failed: {message}; run `memctl dream` to see the plan"),
+        );
+    }
+    result
+}
+
+fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     // As search does: the workspace store and the global store (`--global`:
     // only that one).
     let mut stores = stores::read_stores(config)?;
@@ -49,6 +71,8 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
             .with_hint("run `memctl init` in your project, or pass --store DIR")
             .into());
     }
+    // Read before the model is asked: a bad value must not cost a call.
+    let lock_timeout = mdstore::lock::timeout_from_env()?;
     let now = mdstore::clock::now();
     let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
@@ -91,7 +115,7 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         None
     } else if confirmed(ui, &args)? {
         let kept_before = preserved_copies(&stores);
-        let applied = apply_plan(&plan, &oriented.records, &stores, now)?;
+        let applied = apply_plan(&plan, &oriented.records, &stores, now, lock_timeout)?;
         for kept in preserved_copies(&stores).difference(&kept_before) {
             ui.warn_preserved(kept);
         }
@@ -103,6 +127,11 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     gates
         .unwrap_or_else(|| dream_auto::Gates::load(&stores))
         .dreamt();
+    if args.background
+        && let Some(message) = background_summary(&plan, applied.as_ref(), &stores)
+    {
+        reports::record(&stores[0], Job::Dream, &message);
+    }
     render::report(&args, &plan, applied.as_ref(), &oriented)?;
     Ok(Exit::Ok)
 }
@@ -148,6 +177,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
         DreamModelError::Runner(err) => {
             let hint = match err {
                 ModelCmdError::Timeout(_) => "MEMCTL_LLM_TIMEOUT_SECS sets how long it may take",
+                ModelCmdError::OutputHeld(_) => mdagent::model_cmd::OUTPUT_HELD_HINT,
                 ModelCmdError::Empty | ModelCmdError::Unsplittable(_) => {
                     "give the runner's command line, such as --llm-cmd \"claude -p\""
                 }
@@ -160,6 +190,15 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
                 format!("--llm-cmd: {err}; nothing was written"),
             )
             .with_hint(hint)
+        }
+        DreamModelError::Env(e) => {
+            Failure::bad_input(format!("{e}; nothing was sent and nothing was written"))
+                .with_hint(e.hint())
+        }
+        e @ DreamModelError::NamesWithheld { .. } => {
+            Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
+                "a plan may act only on the records it was sent; run again, or change that record by hand",
+            )
         }
         e @ (DreamModelError::Answer { .. } | DreamModelError::Wrapped { .. }) => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
@@ -268,6 +307,7 @@ fn apply_plan(
     read: &[mddream::records::DreamRecord],
     stores: &[ScopedStore],
     now: Timestamp,
+    lock_timeout: std::time::Duration,
 ) -> anyhow::Result<apply::Applied> {
     let mut sinks: Vec<IndexSink<'_>> = stores.iter().map(|s| IndexSink(&s.store)).collect();
     let mut targets: Vec<Target<'_>> = stores
@@ -279,10 +319,7 @@ fn apply_plan(
             sink,
         })
         .collect();
-    let options = ApplyOptions {
-        lock_timeout: mdstore::lock::timeout_from_env(),
-        now,
-    };
+    let options = ApplyOptions { lock_timeout, now };
     // Under the lock every record must still hold the text the plan was
     // made from: a hand edit keeps its revision, and a merge planned before
     // it would drop the lines it added. failure.rs gives each ApplyError
@@ -320,35 +357,75 @@ fn commit_to_git(
                     )
             })
             .collect();
-        let mut parts = Vec::new();
-        for (sources, into) in applied
-            .merged
-            .iter()
-            .filter(|(_, into)| into.scope == scope)
-        {
-            let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
-            parts.push(format!(
-                "merge {} into {}",
-                crate::git::commit::names(&ids),
-                into.id
-            ));
-        }
-        for updated in applied.updated.iter().filter(|r| r.scope == scope) {
-            parts.push(format!("update {}", updated.id));
-        }
-        for retired in applied.retired.iter().filter(|r| r.scope == scope) {
-            parts.push(format!(
-                "retire {} ({})",
-                retired.id,
-                retire_finding(plan, retired)
-            ));
-        }
+        let parts = changes(plan, applied, scope);
         if parts.is_empty() {
             continue;
         }
         let message = format!("dream: {}", parts.join("; "));
         crate::git::commit::after_write(ui, scoped.store.root(), args.commit, &message, &paths);
     }
+}
+
+/// What a dream changed in the `scope` store, one part a change, for a
+/// commit message and a background dream's report: `merge a, b into c`,
+/// `update d`, `retire e (expired)`.
+fn changes(plan: &Plan, applied: &apply::Applied, scope: mddream::plan::Scope) -> Vec<String> {
+    let mut parts = Vec::new();
+    for (sources, into) in applied
+        .merged
+        .iter()
+        .filter(|(_, into)| into.scope == scope)
+    {
+        let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
+        parts.push(format!(
+            "merge {} into {}",
+            crate::git::commit::names(&ids),
+            into.id
+        ));
+    }
+    for updated in applied.updated.iter().filter(|r| r.scope == scope) {
+        parts.push(format!("update {}", updated.id));
+    }
+    for retired in applied.retired.iter().filter(|r| r.scope == scope) {
+        parts.push(format!(
+            "retire {} ({})",
+            retired.id,
+            retire_finding(plan, retired)
+        ));
+    }
+    parts
+}
+
+/// What a background dream says at the next session start: what it
+/// changed in each store and what it left for a person; `None` when it
+/// did nothing and found nothing.
+fn background_summary(
+    plan: &Plan,
+    applied: Option<&apply::Applied>,
+    stores: &[ScopedStore],
+) -> Option<String> {
+    let mut said = Vec::new();
+    if let Some(applied) = applied {
+        for scoped in stores {
+            let parts = changes(plan, applied, scoped.scope);
+            if !parts.is_empty() {
+                said.push(format!(
+                    "{} store: {}",
+                    scoped.scope.as_str(),
+                    parts.join("; ")
+                ));
+            }
+        }
+    }
+    let left = plan.left_alone.len();
+    if left > 0 {
+        said.push(format!(
+            "{} left for you: run `memctl dream` to review {}",
+            ui::count(left, "finding", "findings"),
+            if left == 1 { "it" } else { "them" }
+        ));
+    }
+    (!said.is_empty()).then(|| said.join(". "))
 }
 
 /// Why a retired record went, in a word or two, for a commit message.

@@ -209,9 +209,12 @@ pub fn run_batch(
         }
     }
     if !batch.json {
+        // A plan is shown to be confirmed or, in a dry run, read; `-q` with
+        // `--yes` asks for neither, so only its warnings and errors remain.
+        let plan_wanted = !(ui.quiet && batch.yes && !batch.dry_run);
         for item in &items {
             if let Some(root) = roots.get(&item.scope) {
-                output::show_plan(ui, item, root);
+                output::show_plan(ui, item, root, plan_wanted);
             }
         }
     }

@@ -39,8 +39,19 @@ pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
     }
 }
 
-pub fn show_plan(ui: &Ui, item: &Item, root: &Path) {
+/// Shows `item`'s plan (when `plan_wanted`) and, always, its warnings.
+pub fn show_plan(ui: &Ui, item: &Item, root: &Path, plan_wanted: bool) {
     let Some(plan) = &item.plan else { return };
+    if plan_wanted {
+        let _ = ui::print(&item.hide_name(&plan_text(ui, item, plan, root)));
+    }
+    for warning in item.shown_warnings() {
+        ui.warn(&warning);
+    }
+}
+
+/// The plan as a person reads it: the operation, then the new text or the diff.
+fn plan_text(ui: &Ui, item: &Item, plan: &Plan, root: &Path) -> String {
     let path = root.join(&plan.rel_path);
     let label = |op: &str, style| ui.paint(style, op);
     let mut out = String::new();
@@ -89,10 +100,7 @@ pub fn show_plan(ui: &Ui, item: &Item, root: &Path) {
             out += &format!("{} {}\n", label("REFUSED", Style::Red), plan.id);
         }
     }
-    let _ = ui::print(&item.hide_name(&out));
-    for warning in item.shown_warnings() {
-        ui.warn(&warning);
-    }
+    out
 }
 
 pub fn report(

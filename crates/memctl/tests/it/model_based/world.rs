@@ -50,7 +50,7 @@ impl Watcher {
                 Ok(line) => said.push(line),
                 Err(RecvTimeoutError::Timeout) => panic!("no \"Watching\" line; it said {said:?}"),
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = child.wait().expect("the watcher is reaped");
+                    let status = crate::env::wait_within(&mut child, "the watcher");
                     panic!("memctl watch ended ({status}); it said {said:?}")
                 }
             }

@@ -1,8 +1,7 @@
 //! `memctl context`: what an agent sees before a turn (SPEC §8), printed
 //! for `--query` and `--session-start`, or answered to an agent's hook
-//! ([`hook`]). What is gathered, and how it is shown, is `mdagent::context`'s.
-
-mod hook;
+//! (`--hook`, the older name of [`super::hook`]). What is gathered, and
+//! how it is shown, is `mdagent::context`'s.
 
 use std::collections::HashSet;
 
@@ -14,8 +13,8 @@ use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
 
 pub fn run(config: &Config, ui: &Ui, args: ContextArgs) -> anyhow::Result<Exit> {
-    if args.hook.is_some() {
-        return Ok(hook::run(config, &args));
+    if let Some(agent) = args.hook {
+        return Ok(super::hook::run_for_context(config, &args, agent));
     }
     if args.query.is_none() && !args.session_start {
         return Err(Failure::bad_input("context needs something to recall for")

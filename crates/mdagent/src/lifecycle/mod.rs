@@ -1,0 +1,289 @@
+//! The memory lifecycle that runs without anyone remembering to run it
+//! (issue 17): select before a turn (`context`), and, started by the same
+//! one hook entry, a watcher that keeps each store's index fresh and
+//! `dream --auto` when memories pile up, with what they did said at the
+//! next session start ([`reports`]). The after-session work starts at
+//! [`session_end`].
+//!
+//! Everything here is cheap enough to run in a hook that a prompt waits
+//! for: a look at a lock and a stamp per store, a small file read for the
+//! dream's gates, and a detached process started ([`jobs`]); nothing
+//! scans a store.
+
+pub mod autostart;
+pub mod jobs;
+pub mod reports;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use mdindex::{IndexPaths, WatcherState};
+use mdstore::Scope;
+
+use crate::dream_auto::{DreamLock, Gates};
+use crate::stores::ScopedStore;
+pub use jobs::{Job, JobError, Launcher};
+
+/// A watcher started for a session stops after this many minutes without
+/// a search; the next prompt or session starts another.
+pub const WATCH_IDLE_MINUTES: u64 = 60;
+
+/// A watcher is not started again within this time of the last start (one
+/// that dies at once, say for want of inotify watches, is not restarted at
+/// every prompt; its report says why it died).
+const WATCH_RETRY: Duration = Duration::from_secs(60);
+
+/// When a hook asks for the background jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// A session starts, resumes, or is cleared or compacted: a watcher for
+    /// each store without one, and `dream --auto` when its gates open.
+    SessionStart,
+    /// A prompt: a watcher for each store whose watcher stopped (idle).
+    Prompt,
+}
+
+/// Starts the jobs `moment` calls for on `stores`, as the settings allow
+/// ([`autostart`]); what is returned is to be said on the hook's standard
+/// error (the prompt goes on regardless).
+pub fn start_jobs(launcher: &Launcher, stores: &[ScopedStore], moment: Moment) -> Vec<String> {
+    let stores = distinct(stores);
+    let allowed = autostart::autostart(&stores);
+    let mut warnings = allowed.warnings;
+    if allowed.watch {
+        for scoped in &stores {
+            if let Err(e) = start_watcher(launcher, scoped) {
+                warnings.push(format!(
+                    "no watcher started for the {} store: {}",
+                    scoped.scope.as_str(),
+                    chain(&e)
+                ));
+            }
+        }
+    }
+    if allowed.dream
+        && moment == Moment::SessionStart
+        && let Err(why) = start_dream(launcher, &stores)
+    {
+        warnings.push(format!("dream --auto not started: {why}"));
+    }
+    warnings
+}
+
+/// A session that ended (Claude Code's `SessionEnd`), or, for an agent
+/// without that event, a turn that ended (Codex's `Stop`).
+#[derive(Debug)]
+pub struct SessionEnd<'a> {
+    pub session_id: &'a str,
+    /// The session's transcript, as the event names it.
+    pub transcript: Option<&'a Path>,
+    /// Only a turn ended: the session goes on, and may end many times over.
+    pub after_turn: bool,
+}
+
+/// Why the end of a session cannot be acted on.
+#[derive(Debug, thiserror::Error)]
+pub enum LifecycleError {
+    #[error("the session's transcript {}: {why}", path.display())]
+    Transcript { path: PathBuf, why: &'static str },
+}
+
+/// Where the after-session work starts: extracting the session's
+/// transcript into candidates that wait for `memctl review` (issue 17,
+/// item 2), a detached `memctl extract --pending` job
+/// ([`crate::after_session`]); the next session start says how many wait
+/// ([`crate::pending::report`]). A transcript named by the event must be
+/// an absolute path to a regular file (an event is an agent's word, not
+/// to be trusted to name one). Without a model command nothing starts,
+/// and the next session start says so, once. Must return at once: Claude
+/// Code gives its `SessionEnd` hooks 1.5 s. Returns warnings for the
+/// hook's standard error.
+pub fn session_end(
+    launcher: &Launcher,
+    stores: &[ScopedStore],
+    end: &SessionEnd<'_>,
+) -> Result<Vec<String>, LifecycleError> {
+    let Some(path) = end.transcript else {
+        return Ok(Vec::new());
+    };
+    checked_transcript(path)?;
+    let Some(target) = crate::after_session::target(stores) else {
+        return Ok(Vec::new());
+    };
+    let cache = mdindex::cache_dir_from_env();
+    match crate::after_session::model_configured() {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(note) = crate::after_session::not_configured_once(&cache) {
+                reports::record(target, Job::Extract, &note);
+            }
+            return Ok(Vec::new());
+        }
+        Err(e) => {
+            reports::record(target, Job::Extract, &format!("not started: {}", chain(&e)));
+            return Ok(vec![format!("no extract job started: {}", chain(&e))]);
+        }
+    }
+    if !crate::after_session::due(&cache, end.session_id, end.after_turn) {
+        return Ok(Vec::new());
+    }
+    let args = crate::after_session::job_args(path, target);
+    match jobs::start(
+        launcher,
+        &jobs::log_path(&target.store, Job::Extract),
+        &args,
+    ) {
+        Ok(()) => Ok(Vec::new()),
+        Err(e) => Ok(vec![format!("no extract job started: {}", chain(&e))]),
+    }
+}
+
+/// A transcript an event names: an absolute path to a regular file.
+fn checked_transcript(path: &Path) -> Result<(), LifecycleError> {
+    let refuse = |why| {
+        Err(LifecycleError::Transcript {
+            path: path.to_path_buf(),
+            why,
+        })
+    };
+    if !path.is_absolute() {
+        return refuse("not an absolute path");
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => refuse("not a regular file"),
+        Err(_) => refuse("no such file"),
+    }
+}
+
+/// Each store once (a workspace store named as the global store's folder
+/// is one store).
+fn distinct(stores: &[ScopedStore]) -> Vec<ScopedStore> {
+    let mut out: Vec<ScopedStore> = Vec::new();
+    for scoped in stores {
+        if out.iter().all(|s| s.store.root() != scoped.store.root()) {
+            out.push(scoped.clone());
+        }
+    }
+    out
+}
+
+/// The arguments that name `scoped`'s store to a memctl command.
+fn store_args(scoped: &ScopedStore) -> Vec<OsString> {
+    match scoped.scope {
+        Scope::Workspace => vec!["--store".into(), scoped.store.root().into()],
+        Scope::Global => vec!["--global".into()],
+    }
+}
+
+/// Starts `memctl watch --background` for a store no watcher keeps, unless
+/// one was started for it within [`WATCH_RETRY`]. Two sessions starting at
+/// once may both start one: the second finds the `.watch` lock taken and
+/// leaves.
+fn start_watcher(launcher: &Launcher, scoped: &ScopedStore) -> Result<(), JobError> {
+    let cache = mdindex::cache_dir_from_env();
+    let paths = IndexPaths::new(&cache, &scoped.store);
+    if mdindex::watcher_state(&paths) != WatcherState::Absent {
+        return Ok(());
+    }
+    let stamp = crate::cache_file(&scoped.store, "watch-started");
+    let recent = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| SystemTime::now().duration_since(at).ok())
+        .is_some_and(|age| age < WATCH_RETRY);
+    // A cache folder that cannot hold the stamp cannot hold an index for a
+    // watcher either: the search already says so.
+    if recent
+        || std::fs::create_dir_all(&cache)
+            .and_then(|()| std::fs::write(&stamp, b""))
+            .is_err()
+    {
+        return Ok(());
+    }
+    let mut args = store_args(scoped);
+    args.extend([
+        "watch".into(),
+        "--background".into(),
+        "--idle-exit".into(),
+        WATCH_IDLE_MINUTES.to_string().into(),
+    ]);
+    jobs::start(launcher, &jobs::log_path(&scoped.store, Job::Watch), &args)
+}
+
+/// Starts `memctl dream --auto --background` on the session's stores when
+/// the gates that need no scan are open and no dream holds the lock; the
+/// dream checks every gate again itself (and counts the writes), under its
+/// lock, so two sessions never run two dreams.
+fn start_dream(launcher: &Launcher, stores: &[ScopedStore]) -> Result<(), String> {
+    let Some(first) = stores.first() else {
+        return Ok(());
+    };
+    if !Gates::load(stores).time_gates_open(mdstore::clock::now()) {
+        return Ok(());
+    }
+    match DreamLock::take(stores) {
+        Ok(Some(lock)) => drop(lock),
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(chain(&e)),
+    }
+    let mut args = match stores.iter().find(|s| s.scope == Scope::Workspace) {
+        Some(workspace) => store_args(workspace),
+        None => vec!["--global".into()],
+    };
+    args.extend(["dream".into(), "--auto".into(), "--background".into()]);
+    jobs::start(launcher, &jobs::log_path(&first.store, Job::Dream), &args).map_err(|e| chain(&e))
+}
+
+/// An error with its causes, for one line of a warning.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        text += &format!(": {cause}");
+        next = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_end_names_only_a_real_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("s.jsonl");
+        std::fs::write(&transcript, "{}\n").unwrap();
+        fn end(path: &Path) -> SessionEnd<'_> {
+            SessionEnd {
+                session_id: "s",
+                transcript: Some(path),
+                after_turn: false,
+            }
+        }
+        assert!(session_end(&no_launcher(), &[], &end(&transcript)).is_ok());
+        assert!(
+            session_end(
+                &no_launcher(),
+                &[],
+                &SessionEnd {
+                    transcript: None,
+                    ..end(&transcript)
+                }
+            )
+            .is_ok()
+        );
+        for (path, why) in [
+            (Path::new("s.jsonl"), "absolute"),
+            (dir.path(), "regular file"),
+            (&dir.path().join("gone.jsonl"), "no such file"),
+        ] {
+            let err = session_end(&no_launcher(), &[], &end(path))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{err}");
+        }
+    }
+}

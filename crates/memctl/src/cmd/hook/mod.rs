@@ -1,0 +1,235 @@
+//! `memctl hook claude-code|codex`: the one hook entry for every event of
+//! an agent's session (SPEC §8), and `memctl context --hook`, its older
+//! name, which answers only with context. The event comes as JSON on
+//! standard input; the answer is the JSON that event documents
+//! (`{"hookSpecificOutput": {"hookEventName", "additionalContext"},
+//! "systemMessage"}`, see docs/agents.md for the sources).
+//!
+//! A hook runs before every prompt, so it must never stand in the user's
+//! way: any failure is one line on standard error, nothing on standard
+//! output, and exit 0. A cache folder that cannot be written still gets an
+//! answer: the search falls back to a temporary index, and session state
+//! that cannot be kept only means a record may be shown again (a warning
+//! says so). Background jobs are started after the answer is written, and
+//! detached, so they never delay it.
+
+mod answer;
+mod event;
+
+use anyhow::{Context as _, bail};
+use serde_json::Value;
+
+use mdagent::Config;
+use mdagent::context::session::Session;
+use mdagent::context::{self, Ask, Context};
+use mdagent::lifecycle::{self, Launcher, Moment as JobMoment};
+
+use self::event::Moment;
+use crate::cli::{ContextArgs, HookAgent, HookArgs};
+use crate::failure::Exit;
+use crate::ui;
+
+/// How a hook was asked for.
+struct Hook {
+    agent: HookAgent,
+    max: usize,
+    budget: Option<usize>,
+    /// `memctl hook`: background jobs and their reports; not for
+    /// `context --hook`, which only ever answered with context.
+    lifecycle: bool,
+    /// How its messages begin.
+    label: String,
+}
+
+/// What a handled event leaves to do once its answer is written.
+type After = Box<dyn FnOnce() -> Vec<String>>;
+
+/// `memctl hook AGENT`; whatever happens, exit 0.
+pub fn run(config: &Config, args: &HookArgs) -> Exit {
+    serve(
+        config,
+        &Hook {
+            agent: args.agent,
+            max: args.max,
+            budget: args.budget,
+            lifecycle: true,
+            label: format!("memctl hook {}", args.agent.name()),
+        },
+    )
+}
+
+/// `memctl context --hook AGENT`: the same answers, no background jobs.
+pub fn run_for_context(config: &Config, args: &ContextArgs, agent: HookAgent) -> Exit {
+    serve(
+        config,
+        &Hook {
+            agent,
+            max: args.max,
+            budget: args.budget,
+            lifecycle: false,
+            label: format!("memctl context --hook {}", agent.name()),
+        },
+    )
+}
+
+fn serve(config: &Config, hook: &Hook) -> Exit {
+    let label = &hook.label;
+    match handle(config, hook) {
+        Ok((out, after)) => {
+            if let Some(out) = out
+                && let Err(e) = ui::print(&out)
+            {
+                eprintln!("{label}: cannot write the answer: {e}");
+            }
+            for warning in after.map(|after| after()).unwrap_or_default() {
+                eprintln!("{label}: warning: {}", ui::shown(&warning));
+            }
+        }
+        Err(e) => eprintln!("{label}: {e:#}; nothing was added to the prompt"),
+    }
+    Exit::Ok
+}
+
+/// The hook's standard output (`None`: nothing to add) and what to do
+/// after writing it.
+fn handle(config: &Config, hook: &Hook) -> anyhow::Result<(Option<String>, Option<After>)> {
+    let event = event::read()?;
+    let name = event::field(&event, "hook_event_name")?;
+    let Some(moment) = event::moment(hook.agent, name) else {
+        bail!(
+            "{} sends no hook event {:?} that memctl answers",
+            hook.agent.name(),
+            mdstore::escape::for_message(name, 60)
+        );
+    };
+    if mdagent::stores::named_workspace_dir(config).is_none()
+        && let Some(cwd) = event.get("cwd").and_then(Value::as_str)
+    {
+        std::env::set_current_dir(cwd)
+            .with_context(|| format!("cannot enter the event's cwd {cwd:?}"))?;
+    }
+    match moment {
+        Moment::SessionStart => session_start(config, hook, &event, name),
+        Moment::UserPromptSubmit => user_prompt_submit(config, hook, &event, name),
+        Moment::SessionEnd | Moment::TurnEnd if hook.lifecycle => {
+            let end = lifecycle::SessionEnd {
+                session_id: event::field(&event, "session_id")?,
+                transcript: event::optional_field(&event, "transcript_path")?
+                    .map(std::path::Path::new),
+                after_turn: moment == Moment::TurnEnd,
+            };
+            let stores = mdagent::stores::read_stores(config)?;
+            let warnings = lifecycle::session_end(&launcher()?, &stores, &end)?;
+            for warning in warnings {
+                eprintln!("{}: warning: {}", hook.label, ui::shown(&warning));
+            }
+            Ok((None, None))
+        }
+        Moment::SessionEnd | Moment::TurnEnd => {
+            bail!("{name} is answered by `memctl hook {}`", hook.agent.name())
+        }
+        Moment::Nothing => Ok((None, None)),
+    }
+}
+
+fn session_start(
+    config: &Config,
+    hook: &Hook,
+    event: &Value,
+    name: &str,
+) -> anyhow::Result<(Option<String>, Option<After>)> {
+    let cache = mdindex::cache_dir_from_env();
+    // A cleared or compacted conversation no longer holds what was shown
+    // before.
+    if matches!(
+        event.get("source").and_then(Value::as_str),
+        Some("clear" | "compact")
+    ) && let Some(id) = event.get("session_id").and_then(Value::as_str)
+    {
+        answer::save_or_warn(&hook.label, &Session::empty(&cache, id));
+    }
+    let ask = Ask {
+        session_start: true,
+        max: hook.max,
+        ..Ask::default()
+    };
+    let context = context::gather(config, &ask)?;
+    let (told, after) = if hook.lifecycle {
+        let stores = mdagent::stores::read_stores(config)?;
+        let mut told = lifecycle::reports::lines(&lifecycle::reports::take(&stores));
+        let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
+        told.extend(mdagent::pending::report(&roots));
+        (told, jobs(stores, JobMoment::SessionStart))
+    } else {
+        (Vec::new(), None)
+    };
+    let system_message = (!told.is_empty()).then(|| told.join("\n"));
+    let answer = answer::Answer {
+        event: name,
+        budget: hook.budget,
+        system_message: system_message.as_deref(),
+    };
+    Ok((answer.render(&answer.fit(context)), after))
+}
+
+fn user_prompt_submit(
+    config: &Config,
+    hook: &Hook,
+    event: &Value,
+    name: &str,
+) -> anyhow::Result<(Option<String>, Option<After>)> {
+    let prompt = event::field(event, "prompt")?;
+    let id = event::field(event, "session_id")?;
+    let cache = mdindex::cache_dir_from_env();
+    // Unreadable state only means records may be shown again.
+    let (mut session, readable) = match Session::load(&cache, id) {
+        Ok(session) => (session, true),
+        Err(e) => {
+            answer::warn_session_state(&hook.label, "not read", e);
+            (Session::empty(&cache, id), false)
+        }
+    };
+    let ask = Ask {
+        prompt: Some(prompt),
+        session_start: false,
+        max: hook.max,
+        already_shown: session.keys().map(str::to_string).collect(),
+    };
+    let answer = answer::Answer {
+        event: name,
+        budget: hook.budget,
+        system_message: None,
+    };
+    let context: Context = answer.fit(context::gather(config, &ask)?);
+    for warning in &context.warnings {
+        eprintln!("{}: warning: {}", hook.label, ui::shown(warning));
+    }
+    for record in &context.records {
+        session.mark_shown(context::key(record.scope, &record.id));
+    }
+    if readable && !context.records.is_empty() {
+        answer::save_or_warn(&hook.label, &session);
+    }
+    let after = if hook.lifecycle {
+        jobs(mdagent::stores::read_stores(config)?, JobMoment::Prompt)
+    } else {
+        None
+    };
+    Ok((answer.render(&context), after))
+}
+
+/// Starting `moment`'s background jobs on `stores`, for after the answer.
+fn jobs(stores: Vec<mdagent::stores::ScopedStore>, moment: JobMoment) -> Option<After> {
+    Some(Box::new(move || match launcher() {
+        Ok(launcher) => lifecycle::start_jobs(&launcher, &stores, moment),
+        Err(e) => vec![format!("no background job started: {e:#}")],
+    }))
+}
+
+/// This very program, so that a job is the version of the hook that starts it.
+fn launcher() -> anyhow::Result<Launcher> {
+    let program = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot find the memctl program that runs this hook")?;
+    Ok(Launcher { program })
+}
