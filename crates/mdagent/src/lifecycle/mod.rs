@@ -253,6 +253,11 @@ mod tests {
 
     #[test]
     fn a_session_end_names_only_a_real_transcript() {
+        fn no_launcher() -> Launcher {
+            Launcher {
+                program: PathBuf::from("/nonexistent/memctl"),
+            }
+        }
         let dir = tempfile::tempdir().unwrap();
         let transcript = dir.path().join("s.jsonl");
         std::fs::write(&transcript, "{}\n").unwrap();
