@@ -36,6 +36,9 @@ pub enum DreamModelError {
     /// An answer is not a plan; `call` says which (` (call 2 of 3)`).
     #[error("the model's answer{call} was refused: {error}")]
     Answer { call: String, error: AnswerError },
+    /// The runner's own wrapper says it failed ([`crate::model_answer`]).
+    #[error("the model's answer{call} was refused: {why}")]
+    Wrapped { call: String, why: String },
 }
 
 /// The input limit of one call: SPEC §7's 200,000 characters unless
@@ -87,7 +90,11 @@ pub fn plan(
             format!(" (call {} of {})", n + 1, inputs.len())
         };
         asking(&call);
-        let answer = model_cmd::run(command, input.as_bytes(), timeout)?;
+        let output = model_cmd::run(command, input.as_bytes(), timeout)?;
+        let answer = match crate::model_answer::unwrapped(&output) {
+            Ok(answer) => answer,
+            Err(why) => return Err(DreamModelError::Wrapped { call, why }),
+        };
         let mut plan = model::parse_answer(&answer).map_err(|error| DreamModelError::Answer {
             call: call.clone(),
             error,

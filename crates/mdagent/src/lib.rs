@@ -19,6 +19,10 @@ layers over it that parse, call this crate and render.
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
 - [`model_cmd`]: running a model command with a timeout and a cap on its answer;
+  [`model_source`]: where that command comes from (the user, never a
+  repository); [`model_answer`]: a runner's result wrapper taken off;
+- [`pending`]: candidates found after a session, waiting for `memctl review`;
+  [`after_session`]: the job the end of a session starts to find them.
 - [`lifecycle`]: what a session's hook starts in the background (a watcher,
   `dream --auto`), what those jobs did, said at the next session start, and
   where the after-session work begins;
@@ -30,6 +34,7 @@ any of them.
 */
 #![forbid(unsafe_code)]
 
+pub mod after_session;
 pub mod context;
 pub mod dream_auto;
 pub mod dream_model;
@@ -37,7 +42,10 @@ pub mod extract;
 pub mod freshen;
 pub mod index_sink;
 pub mod lifecycle;
+pub mod model_answer;
 pub mod model_cmd;
+pub mod model_source;
+pub mod pending;
 pub mod records;
 pub mod remember;
 pub mod search;
@@ -124,6 +132,12 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> 
     }
     if let Some(e) = error.downcast_ref::<extract::transcript::TranscriptError>() {
         return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<model_source::ConfigError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<pending::PendingError>() {
+        return Some((e.kind(), None));
     }
     if let Some(context::ContextError::Stores(e)) = error.downcast_ref::<context::ContextError>() {
         return Some((e.kind(), e.hint()));

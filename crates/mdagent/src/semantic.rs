@@ -18,9 +18,6 @@ use std::path::{Path, PathBuf};
 
 pub use mdembed::Availability;
 
-/// The configuration file inside the user's config folder.
-const CONFIG_FILE: &str = "memctl/config.toml";
-
 /// The user's configuration cannot be read for the model setting.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingError {
@@ -41,18 +38,9 @@ impl SettingError {
     }
 }
 
-/// The user's configuration file (empty variables count as unset).
-pub fn user_config_path() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(dir).join(CONFIG_FILE));
-    }
-    var("HOME").map(|home| PathBuf::from(home).join(".config").join(CONFIG_FILE))
-}
-
 /// `[semantic] model` of the user's configuration file, if set.
 pub fn model_setting() -> Result<Option<PathBuf>, SettingError> {
-    let Some(path) = user_config_path() else {
+    let Some(path) = crate::model_source::user_config_path() else {
         return Ok(None);
     };
     match std::fs::read_to_string(&path) {

@@ -23,6 +23,13 @@ pub struct Settings {
     pub git: GitSettings,
     #[serde(default)]
     pub hooks: HookSettings,
+    /// `[model]` and `[extract]` belong to the user's own configuration
+    /// (`crate::model_source`): in a store's file they are read only to be
+    /// ignored, with the warning `model_source::workspace_warnings` gives.
+    #[serde(default, rename = "model")]
+    pub ignored_model: Option<toml::Table>,
+    #[serde(default, rename = "extract")]
+    pub ignored_extract: Option<toml::Table>,
 }
 
 #[derive(Debug, Default, Deserialize)]

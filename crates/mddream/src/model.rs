@@ -119,9 +119,23 @@ pub struct Limits {
 struct Input<'a> {
     instructions: &'a [&'a str],
     plan_format: serde_json::Value,
+    answer_schema: serde_json::Value,
     today: String,
     limits: &'a Limits,
     records: Vec<ModelRecord<'a>>,
+}
+
+/// docs/dream-plan.schema.json, the JSON Schema of [`Plan`] (derived from
+/// its types; `plan_schema`'s test keeps the two equal), sent as the
+/// input's `answer_schema` for runners that constrain their output with one.
+const ANSWER_SCHEMA: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../docs/dream-plan.schema.json"
+));
+
+/// [`ANSWER_SCHEMA`] as JSON (a test proves the file parses).
+pub fn answer_schema() -> serde_json::Value {
+    serde_json::from_str(ANSWER_SCHEMA).unwrap_or_default()
 }
 
 /// An example plan showing every operation's shape.
@@ -176,6 +190,7 @@ pub fn inputs(
         let input = Input {
             instructions: INSTRUCTIONS,
             plan_format: plan_format(),
+            answer_schema: answer_schema(),
             today: today.to_string(),
             limits,
             records: batch

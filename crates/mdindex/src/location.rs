@@ -51,7 +51,13 @@ pub struct IndexPaths {
 impl IndexPaths {
     /// The index of `store` in `cache_dir`: `<hash of the canonical store path>.sqlite`.
     pub fn new(cache_dir: &Path, store: &Store) -> IndexPaths {
-        let hash = blake3::hash(store.root().as_os_str().as_encoded_bytes());
+        IndexPaths::of_root(cache_dir, store.root())
+    }
+
+    /// The same paths for the store that is, or will be, at `root` (a
+    /// folder that a confirmed write creates keeps what waits for it).
+    pub fn of_root(cache_dir: &Path, root: &Path) -> IndexPaths {
+        let hash = blake3::hash(root.as_os_str().as_encoded_bytes());
         let stem = hash.to_hex()[..NAME_HASH_HEX].to_string();
         let db = cache_dir.join(format!("{stem}.sqlite"));
         IndexPaths {

@@ -140,6 +140,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Turn a finished agent session into candidates for `remember`, through a model command
     Extract(ExtractArgs),
+    /// Review the candidates found after sessions: accept, edit or discard each
+    Review(ReviewArgs),
     /// What an agent sees before a turn: the memory policy, MEMORY.md at
     /// session start, and the records relevant to a prompt (or nothing)
     Context(ContextArgs),
@@ -323,7 +325,7 @@ pub struct ExtractArgs {
     /// The session: Claude Code's JSONL transcript, or a JSON array of {"role", "text"}
     #[arg(long, value_name = "FILE")]
     pub transcript: PathBuf,
-    /// The model command that proposes candidates: reads JSON on stdin, answers JSON on stdout (`claude -p`, `llm`…)
+    /// The model command that proposes candidates: reads JSON on stdin, answers JSON on stdout (`claude -p`, `llm`…); else MEMCTL_LLM_CMD, else [model] command in ~/.config/memctl/config.toml
     #[arg(long, value_name = "CMD")]
     pub llm_cmd: Option<String>,
     /// Save without asking
@@ -332,12 +334,28 @@ pub struct ExtractArgs {
     /// Show the plan; write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Keep the candidates that pass every guard for `memctl review` instead of writing them (the after-session job); with [extract] auto_accept = true in the user's config, save them
+    #[arg(long, conflicts_with_all = ["yes", "dry_run"])]
+    pub pending: bool,
     /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
     #[arg(long)]
     pub commit: bool,
     /// Report each candidate's outcome as JSON
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// Accept every waiting candidate (each through every guard of `remember`)
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Print each candidate's classification (or, with --yes, its outcome) as JSON; decides nothing without --yes
+    #[arg(long)]
+    pub json: bool,
+    /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
+    #[arg(long)]
+    pub commit: bool,
 }
 
 #[derive(Debug, Args)]

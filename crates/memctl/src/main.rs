@@ -75,6 +75,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Edit(_)
             | Command::Search(_)
             | Command::Extract(_)
+            | Command::Review(_)
             | Command::Mcp
             | Command::Dream(_)
     ) && let Ok(stores) = mdagent::stores::read_stores(config)
@@ -103,6 +104,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Reindex(args) => cmd::reindex::run(config, ui, args),
         Command::Watch(args) => cmd::watch::run(config, ui, &args),
         Command::Extract(args) => cmd::extract::run(config, ui, args),
+        Command::Review(args) => cmd::review::run(config, ui, args),
         Command::Mcp => mcp::run(config, ui),
         Command::Dream(args) => cmd::dream::run(config, ui, args),
         Command::Context(args) => cmd::context::run(config, ui, args),

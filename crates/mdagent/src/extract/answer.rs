@@ -21,19 +21,32 @@ impl Proposal {
 }
 
 /// The shape of an answer, for hints.
-pub const ANSWER_SHAPE: &str = "the model command must print only a JSON array of {\"name\", \"type\", \"description\", \"body\", \"scope\": \"persistent\"|\"current_task\"} (optionally inside one ```json fence)";
+pub const ANSWER_SHAPE: &str = "the model command must print only JSON: {\"candidates\": [...]} or a bare array of {\"name\", \"type\", \"description\", \"body\", \"scope\": \"persistent\"|\"current_task\"} (optionally inside one ```json fence, or as claude -p --output-format json's result); the request's answer_schema is its JSON Schema";
 
-/// Reads the model's answer: a JSON array of objects, each with a `scope`
-/// of `persistent` or `current_task`. The array may stand inside one
-/// Markdown code fence (models add one even when told not to); anything
-/// else around it, or any element without a valid scope, makes the whole
-/// answer unreadable. The other fields are checked as `remember
-/// --from-json` checks them, candidate by candidate.
+/// Reads the model's answer: `{"candidates": [...]}` (JSON modes such as
+/// `llm -o json_object 1` and `ollama --format json` cannot print a
+/// top-level array) or the bare array, of objects each with a `scope` of
+/// `persistent` or `current_task`. A runner's result wrapper is taken off
+/// first ([`crate::model_answer`]); the JSON may stand inside one Markdown
+/// code fence (models add one even when told not to). Anything else around
+/// it, any other key beside `candidates`, or any element without a valid
+/// scope makes the whole answer unreadable. The other fields are checked
+/// as `remember --from-json` checks them, candidate by candidate.
 pub fn parse(answer: &str) -> Result<Vec<Proposal>, String> {
+    let answer = crate::model_answer::unwrapped(answer)?;
     let text = unfenced(answer.trim());
     let value: Value = serde_json::from_str(text).map_err(|e| format!("it is not JSON ({e})"))?;
-    let Value::Array(elements) = value else {
-        return Err("it is JSON but not an array".to_string());
+    let elements = match value {
+        Value::Array(elements) => elements,
+        Value::Object(mut object) => match object.remove("candidates") {
+            Some(Value::Array(elements)) if object.is_empty() => elements,
+            Some(Value::Array(_)) => {
+                return Err("its object holds other keys beside \"candidates\"".to_string());
+            }
+            Some(_) => return Err("its \"candidates\" is not an array".to_string()),
+            None => return Err("it is a JSON object without \"candidates\"".to_string()),
+        },
+        _ => return Err("it is JSON but neither an array nor {\"candidates\": [...]}".to_string()),
     };
     elements
         .into_iter()
@@ -110,7 +123,22 @@ mod tests {
         assert!(err.starts_with("element 1: scope must be"), "{err}");
         assert_eq!(
             parse(r#"{"name":"a"}"#).unwrap_err(),
-            "it is JSON but not an array"
+            "it is a JSON object without \"candidates\""
         );
+        assert!(parse("3").unwrap_err().contains("neither an array"));
+    }
+
+    #[test]
+    fn json_mode_object_and_claude_wrapper_are_read() {
+        let object = r#"{"candidates":[{"name":"a","scope":"persistent"}]}"#;
+        assert_eq!(parse(object).unwrap().len(), 1);
+        let wrapped = serde_json::json!({"type": "result", "is_error": false,
+            "result": format!("```json\n{object}\n```")})
+        .to_string();
+        assert_eq!(parse(&wrapped).unwrap()[0].fields, json!({"name": "a"}));
+        let err = parse(r#"{"candidates":[],"note":"x"}"#).unwrap_err();
+        assert!(err.contains("other keys"), "{err}");
+        let err = parse(r#"{"candidates":{}}"#).unwrap_err();
+        assert!(err.contains("not an array"), "{err}");
     }
 }

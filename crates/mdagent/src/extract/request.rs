@@ -28,14 +28,29 @@ from a file, a web page or a command's output.
 Give each candidate a scope: \"persistent\" if it stays true after this session, \
 \"current_task\" if it only mattered for the task at hand (such candidates are not stored).
 
-Answer with a JSON array and nothing else (an empty array if there is nothing worth \
-remembering). Each element is an object with exactly these fields:
+Answer with one JSON object and nothing else: {\"candidates\": [...]} (an empty array if \
+there is nothing worth remembering), as `answer_schema` describes it. Each element is an \
+object with exactly these fields:
   name: a short id, lower case, words joined by '-' (e.g. \"prefer-pnpm\")
   type: \"user\", \"feedback\", \"project\" or \"reference\"
   description: one line saying what the memory is
   body: the memory in a few lines, with why it holds and how to apply it
   scope: \"persistent\" or \"current_task\"
 Optional: tags (an array of strings), expires (a date, YYYY-MM-DD, after which it no longer holds).";
+
+/// The JSON Schema of the answer, docs/extract-answer.schema.json, sent as
+/// the request's `answer_schema` for runners that can constrain their
+/// output with one (llama.cpp, `claude -p --json-schema`, OpenAI's
+/// structured outputs); the file is its one home.
+const ANSWER_SCHEMA: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../docs/extract-answer.schema.json"
+));
+
+/// [`ANSWER_SCHEMA`] as JSON (a test proves the file parses).
+pub fn answer_schema() -> serde_json::Value {
+    serde_json::from_str(ANSWER_SCHEMA).unwrap_or_default()
+}
 
 /// What the model command is sent, and what was hidden from it.
 #[derive(Debug)]
@@ -76,6 +91,7 @@ pub fn request(conversation: &Conversation) -> Request {
         "instructions": INSTRUCTIONS,
         "earlier_characters_left_out": left_out_chars,
         "messages": window,
+        "answer_schema": answer_schema(),
     });
     Request {
         // Serialising a Value of strings and numbers cannot fail.
@@ -137,5 +153,27 @@ mod tests {
         assert!(sent.hidden.is_empty());
         assert!(!sent.json.contains(&key), "{}", sent.json);
         assert!(sent.json.contains(&format!("\"…{after}\"")));
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+    use crate::extract::answer;
+
+    #[test]
+    fn the_answer_schema_is_sent_and_an_answer_of_its_shape_is_read() {
+        let schema = answer_schema();
+        assert_eq!(schema["required"], json!(["candidates"]));
+        let item = &schema["properties"]["candidates"]["items"];
+        assert_eq!(
+            item["required"],
+            json!(["name", "type", "description", "body", "scope"])
+        );
+        let conversation = Conversation::default();
+        let sent: serde_json::Value = serde_json::from_str(&request(&conversation).json).unwrap();
+        assert_eq!(sent["answer_schema"], schema);
+        let answer = r#"{"candidates":[{"name":"prefer-pnpm","type":"feedback","description":"Use pnpm","body":"The user uses pnpm.","scope":"persistent","tags":["js"],"expires":"2030-01-01"}]}"#;
+        assert_eq!(answer::parse(answer).unwrap().len(), 1);
     }
 }

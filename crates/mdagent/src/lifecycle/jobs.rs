@@ -26,6 +26,9 @@ pub enum Job {
     Watch,
     /// `memctl dream --auto --background`: consolidation when its gates open.
     Dream,
+    /// `memctl extract --transcript FILE --pending`: a finished session's
+    /// candidates, kept for `memctl review` (`crate::after_session`).
+    Extract,
 }
 
 impl Job {
@@ -34,6 +37,7 @@ impl Job {
         match self {
             Job::Watch => "watch",
             Job::Dream => "dream",
+            Job::Extract => "extract",
         }
     }
 }

@@ -91,16 +91,56 @@ pub enum LifecycleError {
 
 /// Where the after-session work starts: extracting the session's
 /// transcript into candidates that wait for `memctl review` (issue 17,
-/// item 2), a detached job like the others, whose outcome is a
-/// [`reports::record`] said at the next session start. That job is not
-/// built yet; what is done now is the check every such job needs first:
-/// a transcript named by the event is an absolute path to a regular file
-/// (an event is an agent's word, not to be trusted to name one). Must
-/// return at once: Claude Code gives its `SessionEnd` hooks 1.5 s.
-pub fn session_end(end: &SessionEnd<'_>) -> Result<(), LifecycleError> {
+/// item 2), a detached `memctl extract --pending` job
+/// ([`crate::after_session`]); the next session start says how many wait
+/// ([`crate::pending::report`]). A transcript named by the event must be
+/// an absolute path to a regular file (an event is an agent's word, not
+/// to be trusted to name one). Without a model command nothing starts,
+/// and the next session start says so, once. Must return at once: Claude
+/// Code gives its `SessionEnd` hooks 1.5 s. Returns warnings for the
+/// hook's standard error.
+pub fn session_end(
+    launcher: &Launcher,
+    stores: &[ScopedStore],
+    end: &SessionEnd<'_>,
+) -> Result<Vec<String>, LifecycleError> {
     let Some(path) = end.transcript else {
-        return Ok(());
+        return Ok(Vec::new());
     };
+    checked_transcript(path)?;
+    let Some(target) = crate::after_session::target(stores) else {
+        return Ok(Vec::new());
+    };
+    let cache = mdindex::cache_dir_from_env();
+    match crate::after_session::model_configured() {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(note) = crate::after_session::not_configured_once(&cache) {
+                reports::record(target, Job::Extract, &note);
+            }
+            return Ok(Vec::new());
+        }
+        Err(e) => {
+            reports::record(target, Job::Extract, &format!("not started: {}", chain(&e)));
+            return Ok(vec![format!("no extract job started: {}", chain(&e))]);
+        }
+    }
+    if !crate::after_session::due(&cache, end.session_id, end.after_turn) {
+        return Ok(Vec::new());
+    }
+    let args = crate::after_session::job_args(path, target);
+    match jobs::start(
+        launcher,
+        &jobs::log_path(&target.store, Job::Extract),
+        &args,
+    ) {
+        Ok(()) => Ok(Vec::new()),
+        Err(e) => Ok(vec![format!("no extract job started: {}", chain(&e))]),
+    }
+}
+
+/// A transcript an event names: an absolute path to a regular file.
+fn checked_transcript(path: &Path) -> Result<(), LifecycleError> {
     let refuse = |why| {
         Err(LifecycleError::Transcript {
             path: path.to_path_buf(),
@@ -213,6 +253,11 @@ mod tests {
 
     #[test]
     fn a_session_end_names_only_a_real_transcript() {
+        fn no_launcher() -> Launcher {
+            Launcher {
+                program: PathBuf::from("/nonexistent/memctl"),
+            }
+        }
         let dir = tempfile::tempdir().unwrap();
         let transcript = dir.path().join("s.jsonl");
         std::fs::write(&transcript, "{}\n").unwrap();
@@ -223,12 +268,16 @@ mod tests {
                 after_turn: false,
             }
         }
-        assert!(session_end(&end(&transcript)).is_ok());
+        assert!(session_end(&no_launcher(), &[], &end(&transcript)).is_ok());
         assert!(
-            session_end(&SessionEnd {
-                transcript: None,
-                ..end(&transcript)
-            })
+            session_end(
+                &no_launcher(),
+                &[],
+                &SessionEnd {
+                    transcript: None,
+                    ..end(&transcript)
+                }
+            )
             .is_ok()
         );
         for (path, why) in [
@@ -236,7 +285,9 @@ mod tests {
             (dir.path(), "regular file"),
             (&dir.path().join("gone.jsonl"), "no such file"),
         ] {
-            let err = session_end(&end(path)).unwrap_err().to_string();
+            let err = session_end(&no_launcher(), &[], &end(path))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(why), "{err}");
         }
     }

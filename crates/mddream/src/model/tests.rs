@@ -35,6 +35,9 @@ fn small_store_is_one_call_with_every_record_as_data() {
     let value: serde_json::Value = serde_json::from_str(&inputs[0]).unwrap();
     assert_eq!(value["records"].as_array().unwrap().len(), 2);
     assert!(value["instructions"][0].as_str().unwrap().contains("DATA"));
+    // The plan's JSON Schema goes with it, for runners that constrain their output.
+    assert_eq!(value["answer_schema"]["title"], "Plan");
+    assert_eq!(value["answer_schema"], answer_schema());
 }
 
 #[test]

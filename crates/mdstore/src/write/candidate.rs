@@ -137,6 +137,37 @@ pub fn candidate_from_json(value: &Value) -> Result<Candidate, CandidateJsonErro
     })
 }
 
+/// `candidate` as [`candidate_from_json`] reads it back, field for field:
+/// how a candidate is kept while it waits for a person (`memctl review`).
+/// Absent fields are left out.
+pub fn candidate_to_json(candidate: &Candidate) -> Value {
+    let mut map = Map::new();
+    map.insert(Field::Name.key().into(), candidate.name.clone().into());
+    let texts = [
+        (
+            Field::Type,
+            candidate.record_type.map(|t| t.as_str().to_string()),
+        ),
+        (Field::Description, candidate.description.clone()),
+        (Field::Body, candidate.body.clone()),
+        (
+            Field::Source,
+            candidate.source.map(|s| s.as_str().to_string()),
+        ),
+        (Field::Expires, candidate.expires.clone()),
+        (Field::Scope, candidate.scope.clone()),
+    ];
+    for (field, text) in texts {
+        if let Some(text) = text {
+            map.insert(field.key().into(), text.into());
+        }
+    }
+    if !candidate.tags.is_empty() {
+        map.insert(Field::Tags.key().into(), candidate.tags.clone().into());
+    }
+    Value::Object(map)
+}
+
 /// The `name` of a JSON candidate, for messages about one that cannot be read.
 pub fn json_name(value: &Value) -> Option<&str> {
     value.get(Field::Name.key()).and_then(Value::as_str)

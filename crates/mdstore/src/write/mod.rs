@@ -24,8 +24,8 @@ use crate::view::StoreView;
 
 pub use apply::{ForgetError, apply, clean_temp_files, forget};
 pub use candidate::{
-    Candidate, CandidateJsonError, Field, InputError, candidate_from_json, check_candidate,
-    json_name,
+    Candidate, CandidateJsonError, Field, InputError, candidate_from_json, candidate_to_json,
+    check_candidate, json_name,
 };
 pub use plan::{plan, plan_merged};
 

@@ -97,22 +97,30 @@ struct Session<'a> {
     original: &'a [u8],
 }
 
+/// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `file` (through `sh`, as
+/// git does, so that an editor set as `code --wait` works); returns the
+/// editor's name and how it exited.
+pub fn run_editor(file: &Path) -> anyhow::Result<(String, std::process::ExitStatus)> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .unwrap_or_else(|| "vi".to_string());
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(file)
+        .status()
+        .with_context(|| format!("cannot run the editor {editor:?}"))?;
+    Ok((editor, status))
+}
+
 impl Session<'_> {
     /// Runs the editor until the copy is a valid record (`Ok(text)`), or the
     /// person gives up or changes nothing (`Err(exit)`).
     fn edit_until_valid(&self, ui: &Ui) -> anyhow::Result<Result<String, Exit>> {
-        let editor = ["VISUAL", "EDITOR"]
-            .iter()
-            .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
-            .unwrap_or_else(|| "vi".to_string());
         loop {
-            let status = Command::new("sh")
-                .arg("-c")
-                .arg(format!("{editor} \"$1\""))
-                .arg("sh")
-                .arg(self.scratch)
-                .status()
-                .with_context(|| format!("cannot run the editor {editor:?}"))?;
+            let (editor, status) = run_editor(self.scratch)?;
             if !status.success() {
                 ui.error(
                     &format!("the editor {editor:?} exited with {status}; nothing was saved"),

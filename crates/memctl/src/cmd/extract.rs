@@ -7,7 +7,10 @@
 use mdagent::Config;
 use mdagent::extract::{self, answer, request, transcript};
 use mdagent::model_cmd::{self, ModelCmdError};
-use mdagent::stores;
+use mdagent::model_source::{self, ModelCommand};
+use mdagent::pending;
+use mdagent::stores::{self, WriteTarget};
+use mdstore::write::Candidate;
 
 use crate::cli::ExtractArgs;
 use crate::cmd::remember::{self, Batch};
@@ -17,26 +20,30 @@ use crate::ui::{self, Ui};
 const LLM_CMD_EXAMPLE: &str = "memctl extract --transcript ~/.claude/projects/<project>/<session>.jsonl --llm-cmd 'claude -p'";
 
 pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> {
-    let Some(llm_cmd) = args.llm_cmd.as_deref() else {
+    let target = stores::write_target(config, stores::default_scope(config));
+    warn_of_store_settings(ui, target.as_ref().ok());
+    let Some(model) = model_source::model_command(args.llm_cmd.as_deref())? else {
         return Err(Failure::bad_input(
-            "extract needs a model command to propose candidates (--llm-cmd CMD); memctl does not invent memory",
+            "extract needs a model command to propose candidates; memctl does not invent memory",
         )
         .with_hint(format!(
-            "any command that reads JSON on stdin and prints a JSON array works: {LLM_CMD_EXAMPLE}"
+            "give --llm-cmd, set {}, or write [model] command = [\"claude\", \"-p\"] in your {}: {LLM_CMD_EXAMPLE}",
+            model_source::ENV_VAR,
+            user_config_shown()
         ))
         .into());
     };
     // Asking the model costs time and money: not when nothing could be saved.
-    if !(args.yes || args.dry_run || ui.interactive) {
+    if !(args.yes || args.dry_run || args.pending || ui.interactive) {
         return Err(Failure::new(
             Exit::NotConfirmed,
             "nothing extracted: there is no terminal to confirm on",
         )
-        .with_hint("pass --yes to save without asking, or --dry-run to only see the plan")
+        .with_hint("pass --yes to save without asking, --pending to keep the candidates for `memctl review`, or --dry-run to only see the plan")
         .into());
     }
     // Nor when there is no store to write to (and no git root to make one at).
-    stores::write_target(config, stores::default_scope(config))?;
+    let target = target?;
     // The variables of this run, read before the model is asked: a bad
     // value must not cost a call (the lock's is read again to write).
     let timeout = model_cmd::timeout_from_env()?;
@@ -56,7 +63,8 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
     if !request.hidden.is_empty() {
         ui.note(&hidden_note(&request.hidden));
     }
-    let reply = model_cmd::run(llm_cmd, request.json.as_bytes(), timeout).map_err(model_failure)?;
+    let reply = model_cmd::run(&model.line, request.json.as_bytes(), timeout)
+        .map_err(|e| model_failure(e, &model))?;
     let proposals = answer::parse(&reply).map_err(|reason| {
         Failure::bad_input(format!(
             "the model command's answer cannot be read: {reason}; nothing was written"
@@ -67,26 +75,90 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
     if parsed.is_empty() {
         ui.note("The model proposed no candidates; nothing to remember.");
     }
+    let auto_accept = args.pending && model_source::load_user_config()?.0.extract.auto_accept;
     let batch = Batch {
-        yes: args.yes,
-        dry_run: args.dry_run,
+        yes: args.yes || auto_accept,
+        dry_run: args.dry_run || (args.pending && !auto_accept),
         commit: args.commit,
         json: args.json,
         ..Batch::from_json(shown.clone())
     };
+    let waiting: Vec<Option<Candidate>> = parsed.iter().map(|p| p.as_ref().ok().cloned()).collect();
     let (exit, statuses) = remember::run_batch(config, ui, &batch, parsed)?;
+    if args.pending && !auto_accept {
+        return keep_pending(ui, &target, &shown, waiting, &statuses, exit);
+    }
     if !args.json && !statuses.is_empty() {
         ui.note(&summary(&shown, &statuses));
     }
     Ok(exit)
 }
 
-fn model_failure(error: ModelCmdError) -> Failure {
+/// The candidates that passed every guard (planned, not refused, not
+/// already stored) wait for `memctl review`; the others were reported.
+fn keep_pending(
+    ui: &Ui,
+    target: &WriteTarget,
+    shown: &str,
+    candidates: Vec<Option<Candidate>>,
+    statuses: &[&str],
+    exit: Exit,
+) -> anyhow::Result<Exit> {
+    let passed: Vec<Candidate> = candidates
+        .into_iter()
+        .zip(statuses)
+        .filter(|(_, status)| **status == "dry-run")
+        .filter_map(|(candidate, _)| candidate)
+        .collect();
+    let root = match target {
+        WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
+        WriteTarget::Missing { dir, .. } => dir.clone(),
+    };
+    let added = pending::add(&root, &passed, shown)?;
+    ui.note(&format!(
+        "extract: {} from {shown} now wait for `memctl review`{}{}.",
+        ui::count(added.added, "candidate", "candidates"),
+        if added.already > 0 {
+            format!(" ({} already waited)", added.already)
+        } else {
+            String::new()
+        },
+        if added.over_limit > 0 {
+            format!(
+                "; {} not kept: {} already wait",
+                added.over_limit,
+                pending::MAX_ENTRIES
+            )
+        } else {
+            String::new()
+        },
+    ));
+    // A refusal is reported above and in the exit code; what passed is kept.
+    Ok(exit)
+}
+
+/// One warning for each key of the store's `.memctl.toml` that memctl
+/// ignores because the file is shared (a model command, auto-accept).
+pub fn warn_of_store_settings(ui: &Ui, target: Option<&WriteTarget>) {
+    if let Some(WriteTarget::Existing(scoped)) = target {
+        for warning in model_source::workspace_warnings(scoped.store.root()) {
+            ui.warn(&warning);
+        }
+    }
+}
+
+fn user_config_shown() -> String {
+    model_source::user_config_path().map_or("~/.config/memctl/config.toml".to_string(), |p| {
+        ui::shown_path(&p)
+    })
+}
+
+fn model_failure(error: ModelCmdError, model: &ModelCommand) -> Failure {
     let exit = failure::exit_of(error.kind());
     let message = format!("{error}; nothing was written");
     match error {
         ModelCmdError::Empty | ModelCmdError::Unsplittable(_) | ModelCmdError::Spawn { .. } => {
-            Failure::new(exit, format!("--llm-cmd: {message}"))
+            Failure::new(exit, format!("{}: {message}", model.origin.describe()))
                 .with_hint(format!("give a command on your PATH: {LLM_CMD_EXAMPLE}"))
         }
         ModelCmdError::TooLarge | ModelCmdError::NotUtf8 => {

@@ -13,6 +13,7 @@ pub mod list;
 pub mod model;
 pub mod reindex;
 pub mod remember;
+pub mod review;
 pub mod search;
 pub mod setup;
 pub mod show;

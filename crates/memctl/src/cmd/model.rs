@@ -58,7 +58,7 @@ fn install(ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
         }
         None => download(ui, &dest)?,
     }
-    let config = semantic::user_config_path().map_or_else(
+    let config = mdagent::model_source::user_config_path().map_or_else(
         || "your memctl config.toml".to_string(),
         |p| ui::shown_path(&p),
     );
@@ -118,9 +118,10 @@ fn status() -> anyhow::Result<Exit> {
     let mut out = String::new();
     let named_by = match (&env, &setting) {
         (Some(_), _) => mdembed::ENV_VAR.to_string(),
-        (None, Ok(Some(_))) => semantic::user_config_path().map_or_else(String::new, |p| {
-            format!("[semantic] model in {}", ui::shown_path(&p))
-        }),
+        (None, Ok(Some(_))) => mdagent::model_source::user_config_path()
+            .map_or_else(String::new, |p| {
+                format!("[semantic] model in {}", ui::shown_path(&p))
+            }),
         _ => String::new(),
     };
     let exit = match &setting {

@@ -94,14 +94,14 @@ fn install_runner() -> Result<String, String> {
 /// The runner's command line. A test that needs it is ignored, with the
 /// reason, when the build found no PyPI (`cfg(real_clients_absent)`, see
 /// tests/corpus_cfg.rs); one that runs and cannot install it fails.
-fn runner_for(test: &str) -> String {
+pub(crate) fn runner_for(test: &str) -> String {
     runner().unwrap_or_else(|reason| panic!("{test}: the real model cannot be installed: {reason}"))
 }
 
 /// What must hold whatever the model said: a documented exit, no panic,
 /// every record file left as it was or written whole, and `check` clean
 /// of record problems.
-fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
+pub(crate) fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
     let code = run.code;
     assert!(DOCUMENTED_EXITS.contains(&code), "{}", run.render());
     assert!(
@@ -118,7 +118,7 @@ fn assert_whatever_the_model_said(env: &TestEnv, run: &crate::env::Run) {
     );
 }
 
-fn with_records(env: &TestEnv) {
+pub(crate) fn with_records(env: &TestEnv) {
     env.remember(
         "prefer-pnpm",
         "feedback",

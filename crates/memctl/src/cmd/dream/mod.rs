@@ -200,7 +200,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
                 "a plan may act only on the records it was sent; run again, or change that record by hand",
             )
         }
-        e @ DreamModelError::Answer { .. } => {
+        e @ (DreamModelError::Answer { .. } | DreamModelError::Wrapped { .. }) => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
                 "the runner must print only the JSON plan (see `memctl dream` in the user guide)",
             )

@@ -118,7 +118,11 @@ fn handle(config: &Config, hook: &Hook) -> anyhow::Result<(Option<String>, Optio
                     .map(std::path::Path::new),
                 after_turn: moment == Moment::TurnEnd,
             };
-            lifecycle::session_end(&end)?;
+            let stores = mdagent::stores::read_stores(config)?;
+            let warnings = lifecycle::session_end(&launcher()?, &stores, &end)?;
+            for warning in warnings {
+                eprintln!("{}: warning: {}", hook.label, ui::shown(&warning));
+            }
             Ok((None, None))
         }
         Moment::SessionEnd | Moment::TurnEnd => {
@@ -152,7 +156,9 @@ fn session_start(
     let context = context::gather(config, &ask)?;
     let (told, after) = if hook.lifecycle {
         let stores = mdagent::stores::read_stores(config)?;
-        let told = lifecycle::reports::lines(&lifecycle::reports::take(&stores));
+        let mut told = lifecycle::reports::lines(&lifecycle::reports::take(&stores));
+        let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
+        told.extend(mdagent::pending::report(&roots));
         (told, jobs(stores, JobMoment::SessionStart))
     } else {
         (Vec::new(), None)

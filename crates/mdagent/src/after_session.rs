@@ -1,0 +1,142 @@
+//! What the end of a session starts (issue 17, item 2): `memctl extract
+//! --transcript FILE --pending` on the session's transcript, a detached
+//! job whose candidates wait for `memctl review` ([`crate::pending`]).
+//! The hook's dispatch point calls these; they decide, start nothing.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use mdstore::Scope;
+
+use crate::model_source;
+use crate::stores::ScopedStore;
+
+/// The store the session's candidates wait for: the workspace store when
+/// there is one, else the global store.
+pub fn target(stores: &[ScopedStore]) -> Option<&ScopedStore> {
+    stores
+        .iter()
+        .find(|s| s.scope == Scope::Workspace)
+        .or_else(|| stores.iter().find(|s| s.scope == Scope::Global))
+}
+
+/// The memctl arguments of the job for `transcript` and `target`: the
+/// store named, since a job runs in `/`, not in the agent's folder.
+pub fn job_args(transcript: &Path, target: &ScopedStore) -> Vec<OsString> {
+    let mut args: Vec<OsString> = match target.scope {
+        Scope::Workspace => vec!["--store".into(), target.store.root().into()],
+        Scope::Global => vec!["--global".into()],
+    };
+    args.extend([
+        "extract".into(),
+        "--transcript".into(),
+        transcript.into(),
+        "--pending".into(),
+    ]);
+    args
+}
+
+/// After a turn (Codex's `Stop`, which ends no session), extraction runs
+/// at most once in this many seconds a session: each run asks the model.
+pub const TURN_INTERVAL_SECS: u64 = 30 * 60;
+
+/// Whether the end of `session_id` (a session, or only a turn) is to be
+/// extracted now: always at a session's end; after a turn, when none of
+/// this session was in the last [`TURN_INTERVAL_SECS`] (a stamp in
+/// `cache_dir`, named from the session id's hash, remembers it).
+pub fn due(cache_dir: &Path, session_id: &str, after_turn: bool) -> bool {
+    if !after_turn {
+        return true;
+    }
+    let hash = blake3::hash(session_id.as_bytes()).to_hex();
+    let stamp = cache_dir.join(format!("extract-turn-{}", &hash[..16]));
+    let recent = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| std::time::SystemTime::now().duration_since(at).ok())
+        .is_some_and(|age| age.as_secs() < TURN_INTERVAL_SECS);
+    if recent {
+        return false;
+    }
+    // A stamp that cannot be written only means the next turn runs again.
+    let _ = std::fs::create_dir_all(cache_dir).and_then(|()| std::fs::write(&stamp, b""));
+    true
+}
+
+/// Whether there is a model command to run: without one (or with a user
+/// configuration that cannot be read) the job is not started, and
+/// [`not_configured_once`] says why, once.
+pub fn model_configured() -> Result<bool, model_source::ConfigError> {
+    model_source::model_command(None).map(|command| command.is_some())
+}
+
+/// The message that no model command is configured, the first time it is
+/// asked for in `cache_dir` (a stamp file remembers it was said); `None`
+/// afterwards, so a user without a model is told once, not every session.
+pub fn not_configured_once(cache_dir: &Path) -> Option<String> {
+    let stamp = cache_dir.join("no-model-command-said");
+    if stamp.exists() {
+        return None;
+    }
+    // A stamp that cannot be written only means the note comes again.
+    let _ = std::fs::create_dir_all(cache_dir).and_then(|()| std::fs::write(&stamp, b""));
+    Some(format!(
+        "memctl: sessions are not turned into memory candidates: no model command is configured. \
+         Set {} or write [model] command = [\"claude\", \"-p\"] in {}; then `memctl review` shows what \
+         each session proposed. (Said once.)",
+        model_source::ENV_VAR,
+        model_source::user_config_path().map_or("~/.config/memctl/config.toml".to_string(), |p| p
+            .display()
+            .to_string())
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_names_its_store_and_the_transcript_and_waits_for_review() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = mdstore::Store::create(dir.path()).unwrap();
+        let workspace = ScopedStore {
+            scope: Scope::Workspace,
+            store,
+        };
+        let args = job_args(Path::new("/t/s.jsonl"), &workspace);
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args[0], "--store");
+        assert_eq!(
+            args[2..],
+            ["extract", "--transcript", "/t/s.jsonl", "--pending"]
+        );
+        assert_eq!(
+            target(std::slice::from_ref(&workspace)).map(|s| s.scope),
+            Some(Scope::Workspace)
+        );
+        assert!(target(&[]).is_none());
+    }
+
+    #[test]
+    fn after_a_turn_extraction_waits_its_interval_and_a_session_end_never_does() {
+        let cache = tempfile::tempdir().unwrap();
+        assert!(due(cache.path(), "s", true));
+        assert!(
+            !due(cache.path(), "s", true),
+            "a second turn soon after waits"
+        );
+        assert!(due(cache.path(), "other", true));
+        assert!(due(cache.path(), "s", false));
+    }
+
+    #[test]
+    fn no_model_is_said_once() {
+        let cache = tempfile::tempdir().unwrap();
+        let said = not_configured_once(cache.path()).unwrap();
+        assert!(said.contains("no model command is configured"), "{said}");
+        assert!(not_configured_once(cache.path()).is_none());
+    }
+}

@@ -1,0 +1,292 @@
+//! Candidates found after a session, waiting for a person (issue 17,
+//! item 2): `extract --pending` (the SessionEnd job) keeps the candidates
+//! that passed every guard of `remember` here instead of writing them, and
+//! `memctl review` shows, accepts, edits or discards them. They are
+//! machine-local and never committed: one JSON file per store in the cache
+//! folder, beside the store's index (`<hash>.pending.json`, 0600, written
+//! atomically under an OS lock on `<hash>.pending.lock`). At most
+//! [`MAX_ENTRIES`] wait; a file larger than [`MAX_FILE_BYTES`] is refused,
+//! not read. A candidate is checked again by every guard when it is
+//! reviewed: the store may have changed meanwhile.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use mdstore::Scope;
+use mdstore::write::{Candidate, candidate_to_json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The most candidates that wait for one store; later ones are not kept
+/// (the job's log says so) until some are reviewed.
+pub const MAX_ENTRIES: usize = 100;
+
+/// The largest pending file read.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+const FORMAT_VERSION: u32 = 1;
+
+/// One waiting candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// A fingerprint of the candidate: the same candidate is kept once.
+    pub key: String,
+    /// The candidate as `remember --from-json` reads it.
+    pub candidate: Value,
+    /// The transcript it was found in, as shown.
+    pub from: String,
+    /// When it was found (seconds since the epoch).
+    pub added: i64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct PendingFile {
+    version: u32,
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PendingError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: {why}; remove it to discard what waits there", path.display())]
+    Unreadable { path: PathBuf, why: String },
+}
+
+impl PendingError {
+    pub fn kind(&self) -> crate::Kind {
+        crate::Kind::Internal
+    }
+}
+
+/// What [`add`] kept.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Added {
+    pub added: usize,
+    /// Already waiting.
+    pub already: usize,
+    /// Not kept: [`MAX_ENTRIES`] already wait.
+    pub over_limit: usize,
+}
+
+/// The pending file of the store at `store_root` (existing or to be made).
+pub fn path_of(store_root: &Path) -> PathBuf {
+    let paths = mdindex::IndexPaths::of_root(&mdindex::cache_dir_from_env(), store_root);
+    paths.db.with_extension("pending.json")
+}
+
+/// The candidates waiting for the store at `store_root`, oldest first.
+pub fn load(store_root: &Path) -> Result<Vec<Entry>, PendingError> {
+    read(&path_of(store_root))
+}
+
+/// Keeps `candidates` (found in `from`) for the store at `store_root`.
+pub fn add(store_root: &Path, candidates: &[Candidate], from: &str) -> Result<Added, PendingError> {
+    let path = path_of(store_root);
+    let _lock = lock(&path)?;
+    let mut entries = read(&path)?;
+    let mut added = Added::default();
+    let now = mdstore::clock::now().as_second();
+    for candidate in candidates {
+        let value = candidate_to_json(candidate);
+        let key = blake3::hash(value.to_string().as_bytes()).to_hex()[..16].to_string();
+        if entries.iter().any(|e| e.key == key) {
+            added.already += 1;
+        } else if entries.len() >= MAX_ENTRIES {
+            added.over_limit += 1;
+        } else {
+            entries.push(Entry {
+                key,
+                candidate: value,
+                from: from.to_string(),
+                added: now,
+            });
+            added.added += 1;
+        }
+    }
+    if added.added > 0 {
+        write(&path, entries)?;
+    }
+    Ok(added)
+}
+
+/// Takes the candidates whose keys are in `keys` out of the store's file
+/// (reviewed: saved, already stored, refused or discarded).
+pub fn remove(store_root: &Path, keys: &[String]) -> Result<(), PendingError> {
+    let path = path_of(store_root);
+    let _lock = lock(&path)?;
+    let entries = read(&path)?;
+    let before = entries.len();
+    let kept: Vec<Entry> = entries
+        .into_iter()
+        .filter(|e| !keys.contains(&e.key))
+        .collect();
+    if kept.len() == before {
+        return Ok(());
+    }
+    if kept.is_empty() {
+        return mdstore::atomic::remove_file(&path)
+            .map_err(|source| PendingError::Io { path, source });
+    }
+    write(&path, kept)
+}
+
+/// What the next session start tells the user, when candidates wait for
+/// any of `stores` ("memctl: 3 memory candidates from past sessions wait
+/// for you: run `memctl review` …"), one line a store. A file that cannot
+/// be read is said to be so, since its candidates would otherwise be lost
+/// unseen.
+pub fn report(stores: &[(Scope, &Path)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (scope, root) in stores {
+        let command = match scope {
+            Scope::Workspace => "memctl review",
+            Scope::Global => "memctl review --global",
+        };
+        match load(root) {
+            Ok(entries) if entries.is_empty() => {}
+            Ok(entries) => {
+                let n = entries.len();
+                let (noun, verb) = if n == 1 {
+                    ("candidate", "waits")
+                } else {
+                    ("candidates", "wait")
+                };
+                lines.push(format!(
+                    "memctl: {n} memory {noun} from past sessions {verb} for you: run `{command}` to accept, edit or discard them."
+                ));
+            }
+            Err(e) => lines.push(format!(
+                "memctl: the candidates waiting for `{command}`: {e}"
+            )),
+        }
+    }
+    lines
+}
+
+fn read(path: &Path) -> Result<Vec<Entry>, PendingError> {
+    let io_error = |source| PendingError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_error(e)),
+    };
+    let unreadable = |why: String| PendingError::Unreadable {
+        path: path.to_path_buf(),
+        why,
+    };
+    if !meta.is_file() {
+        return Err(unreadable("not a regular file".into()));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(unreadable(format!("larger than {MAX_FILE_BYTES} bytes")));
+    }
+    let text = std::fs::read_to_string(path).map_err(io_error)?;
+    let file: PendingFile =
+        serde_json::from_str(&text).map_err(|e| unreadable(format!("not a pending file ({e})")))?;
+    if file.version != FORMAT_VERSION {
+        return Err(unreadable(format!(
+            "format version {}, not {FORMAT_VERSION}",
+            file.version
+        )));
+    }
+    Ok(file.entries)
+}
+
+fn write(path: &Path, entries: Vec<Entry>) -> Result<(), PendingError> {
+    let file = PendingFile {
+        version: FORMAT_VERSION,
+        entries,
+    };
+    // Serialising strings, numbers and JSON values cannot fail.
+    let text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    // Owner-only (0600): the candidates are the user's words.
+    mdstore::atomic::write_private_file(path, text.as_bytes()).map_err(|source| PendingError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The OS lock that serialises changes to `path` (two sessions ending at once).
+fn lock(path: &Path) -> Result<File, PendingError> {
+    let lock_path = path.with_extension("lock");
+    let io_error = |source| PendingError::Io {
+        path: lock_path.clone(),
+        source,
+    };
+    if let Some(dir) = lock_path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_error)?;
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_error)?;
+    file.lock().map_err(io_error)?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(name: &str) -> Candidate {
+        Candidate {
+            name: name.to_string(),
+            description: Some(format!("about {name}")),
+            body: Some("a line\n".into()),
+            ..Candidate::default()
+        }
+    }
+
+    #[test]
+    fn candidates_wait_once_are_removed_and_are_private() {
+        let cache = tempfile::tempdir().unwrap();
+        let path = cache.path().join("x.pending.json");
+        let (a, b) = (candidate("a"), candidate("b"));
+        // `add` and `remove` through the file functions, with a path of our own.
+        let mut entries = read(&path).unwrap();
+        assert!(entries.is_empty());
+        entries.push(Entry {
+            key: "k".into(),
+            candidate: candidate_to_json(&a),
+            from: "s".into(),
+            added: 1,
+        });
+        write(&path, entries).unwrap();
+        let back = read(&path).unwrap();
+        assert_eq!(back[0].candidate["name"], "a");
+        let back_candidate = mdstore::write::candidate_from_json(&back[0].candidate).unwrap();
+        assert_eq!(back_candidate, a);
+        assert_ne!(candidate_to_json(&a), candidate_to_json(&b));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn a_damaged_or_huge_pending_file_is_refused_naming_it() {
+        let cache = tempfile::tempdir().unwrap();
+        let path = cache.path().join("x.pending.json");
+        std::fs::write(&path, "{not json").unwrap();
+        let err = read(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("x.pending.json") && err.contains("remove it"),
+            "{err}"
+        );
+        std::fs::write(&path, r#"{"version":9,"entries":[]}"#).unwrap();
+        assert!(read(&path).unwrap_err().to_string().contains("version 9"));
+    }
+}
