@@ -1,41 +1,54 @@
 //! Fitting the context in a budget of characters. Catalogue lines past the
-//! budget are left out and counted. Records that fit whole are shown whole;
-//! a record that does not is shown cut (its description and the start of
-//! its body, with a note saying how to read the rest) in the room the
-//! others leave, or left out when not even its description fits: on the
-//! real folders of docs/CONTEXT.md, leaving long records out whole lost
-//! records that `search` ranks first.
+//! budget are left out and counted. Every record is first given its least
+//! (its description and a note saying how to read the rest, or the whole
+//! record when that is shorter), best first, while that fits; then each,
+//! best first, as much of its text as fits. On the real folders of
+//! docs/CONTEXT.md, leaving long records out whole lost records that
+//! `search` ranks first, and filling the budget with the first records lost
+//! the later ones.
 
 use super::{Catalogue, Context, Recalled};
 
-/// `context` cut to `budget` characters as `measure` counts them: the
-/// records that fit whole are kept whole (a later, shorter one may still
-/// fit); then each one left out, best first, is shown cut at its place if
-/// its description and the note still fit. Catalogue lines past the budget
-/// are left out with one line saying how many; a catalogue of which not
-/// even that line fits is left out.
+/// `context` cut to `budget` characters as `measure` counts them: each
+/// record at its least while that fits (a later, shorter one may still
+/// fit), then each, best first, whole or cut to the most that fits.
+/// Catalogue lines past the budget are left out with one line saying how
+/// many; a catalogue of which not even that line fits is left out.
 pub fn fit(mut context: Context, budget: usize, measure: &dyn Fn(&Context) -> usize) -> Context {
     let records = std::mem::take(&mut context.records);
     let catalogues = std::mem::take(&mut context.catalogues);
     for catalogue in catalogues {
         fit_catalogue(&mut context, catalogue, budget, measure);
     }
-    let mut kept_ranks = Vec::new();
-    let mut left_out = Vec::new();
-    for (rank, record) in records.into_iter().enumerate() {
-        context.records.push(record);
+    let mut shown = Vec::new();
+    for record in records {
+        context.records.push(least(&record));
         if measure(&context) > budget {
-            left_out.extend(context.records.pop().map(|r| (rank, r)));
+            context.records.pop();
         } else {
-            kept_ranks.push(rank);
+            shown.push(record);
         }
     }
-    for (rank, record) in left_out {
-        let at = kept_ranks.partition_point(|&kept| kept < rank);
-        if let Some(cut) = cut_to_fit(&mut context, at, &record, budget, measure) {
-            context.records.insert(at, cut);
-            kept_ranks.insert(at, rank);
+    for (at, record) in shown.into_iter().enumerate() {
+        let at_least = std::mem::replace(&mut context.records[at], record);
+        if measure(&context) <= budget {
+            continue;
         }
+        let record = std::mem::replace(&mut context.records[at], at_least);
+        let total = record.content.chars().count();
+        let fits = |context: &mut Context, kept: usize| {
+            context.records[at] = cut(&record, kept);
+            measure(context) <= budget
+        };
+        // Its least fits (it is there); the whole does not.
+        let most = total.saturating_sub(1).max(description_chars(&record));
+        let kept = most_that_fit(description_chars(&record), most, |kept| {
+            fits(&mut context, kept)
+        });
+        context.records[at] = match kept {
+            Some(kept) => cut(&record, kept),
+            None => least(&record),
+        };
     }
     context
 }
@@ -65,40 +78,37 @@ fn fit_catalogue(
     }
 }
 
-/// `record` cut to the most of its text that fits at position `at` of the
-/// context's records, never shorter than its description (its first
-/// line), with a note on how to read it whole; `None` if that does not fit.
-fn cut_to_fit(
-    context: &mut Context,
-    at: usize,
-    record: &Recalled,
-    budget: usize,
-    measure: &dyn Fn(&Context) -> usize,
-) -> Option<Recalled> {
+/// The least of `record` shown: its description (its first line) and the
+/// note, or the whole record when that is no longer.
+fn least(record: &Recalled) -> Recalled {
+    let cut = cut(record, description_chars(record));
+    if cut.content.chars().count() < record.content.chars().count() {
+        cut
+    } else {
+        record.clone()
+    }
+}
+
+fn description_chars(record: &Recalled) -> usize {
+    record.content.lines().next().map_or(0, |l| l.chars().count())
+}
+
+/// `record` with only its first `kept` characters, and the note.
+fn cut(record: &Recalled, kept: usize) -> Recalled {
     let content = &record.content;
     let total = content.chars().count();
-    let description = content.lines().next().map_or(0, |l| l.chars().count());
-    let cut = |kept: usize| {
-        let end = content.char_indices().nth(kept).map_or(content.len(), |(i, _)| i);
-        Recalled {
-            content: format!(
-                "{}\n{}",
-                content[..end].trim_end(),
-                cut_note(total - kept, &record.id)
-            ),
-            ..record.clone()
-        }
-    };
-    let fits = |context: &mut Context, kept: usize| {
-        context.records.insert(at, cut(kept));
-        let fits = measure(context) <= budget;
-        context.records.remove(at);
-        fits
-    };
-    // A record that fit whole would not be here, so at most all but one
-    // character is kept.
-    let most = total.saturating_sub(1).max(description);
-    most_that_fit(description, most, |kept| fits(context, kept)).map(cut)
+    let end = content
+        .char_indices()
+        .nth(kept)
+        .map_or(content.len(), |(i, _)| i);
+    Recalled {
+        content: format!(
+            "{}\n{}",
+            content[..end].trim_end(),
+            cut_note(total.saturating_sub(kept), &record.id)
+        ),
+        ..record.clone()
+    }
 }
 
 /// The note ending a record cut to fit the budget.
@@ -194,6 +204,26 @@ mod tests {
             "the cut fills the room left: {}",
             measure(&fitted)
         );
+    }
+
+    #[test]
+    fn every_record_keeps_its_description_before_the_first_is_shown_whole() {
+        let long = |id: &str| record(id, &format!("About {id}\n\n{}", "text ".repeat(600)));
+        let context = Context {
+            policy: POLICY,
+            catalogues: vec![],
+            records: vec![long("first"), long("second"), long("third")],
+            warnings: vec![],
+        };
+        let budget = POLICY.len() + 2_500;
+        let measure = |c: &Context| readable(c).chars().count();
+        let fitted = fit(context, budget, &measure);
+        let ids: Vec<&str> = fitted.records.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["first", "second", "third"]);
+        assert!(measure(&fitted) <= budget);
+        let sizes: Vec<usize> = fitted.records.iter().map(|r| r.content.len()).collect();
+        assert!(sizes[0] > sizes[2] + 500, "the best gets the room: {sizes:?}");
+        assert!(fitted.records[2].content.starts_with("About third"));
     }
 
     #[test]
