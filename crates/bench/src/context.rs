@@ -365,7 +365,10 @@ mod tests {
                 .iter()
                 .map(|p| {
                     let recalled = store.recall(&p.text, &relevance::THRESHOLD).unwrap();
-                    (p, recalled.into_iter().take(SHOWN).map(|(id, _)| id).collect())
+                    (
+                        p,
+                        recalled.into_iter().take(SHOWN).map(|(id, _)| id).collect(),
+                    )
                 })
                 .collect();
             let figures = Figures::of(shown.iter().map(|(p, ids)| (*p, ids.as_slice())));

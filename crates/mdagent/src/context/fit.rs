@@ -90,7 +90,11 @@ fn least(record: &Recalled) -> Recalled {
 }
 
 fn description_chars(record: &Recalled) -> usize {
-    record.content.lines().next().map_or(0, |l| l.chars().count())
+    record
+        .content
+        .lines()
+        .next()
+        .map_or(0, |l| l.chars().count())
 }
 
 /// `record` with only its first `kept` characters, and the note.
@@ -198,7 +202,10 @@ mod tests {
         assert!(measure(&fitted) <= budget);
         let cut = &fitted.records[0].content;
         assert!(cut.starts_with("The long one\n\n日本語の本文。"), "{cut}");
-        assert!(cut.ends_with("`memctl show long` prints it whole]"), "{cut}");
+        assert!(
+            cut.ends_with("`memctl show long` prints it whole]"),
+            "{cut}"
+        );
         assert!(
             measure(&fitted) > budget - 40,
             "the cut fills the room left: {}",
@@ -222,7 +229,10 @@ mod tests {
         assert_eq!(ids, ["first", "second", "third"]);
         assert!(measure(&fitted) <= budget);
         let sizes: Vec<usize> = fitted.records.iter().map(|r| r.content.len()).collect();
-        assert!(sizes[0] > sizes[2] + 500, "the best gets the room: {sizes:?}");
+        assert!(
+            sizes[0] > sizes[2] + 500,
+            "the best gets the room: {sizes:?}"
+        );
         assert!(fitted.records[2].content.starts_with("About third"));
     }
 
@@ -242,8 +252,14 @@ mod tests {
         assert!(fitted.records.is_empty(), "description and note do not fit");
         let fitted = fit(context, POLICY.len() + 900, &measure);
         let cut = &fitted.records[0].content;
-        assert!(cut.starts_with(&format!("{}\n\nbody", "d".repeat(300))), "{cut}");
-        assert!(cut.contains("more characters of this record left out"), "{cut}");
+        assert!(
+            cut.starts_with(&format!("{}\n\nbody", "d".repeat(300))),
+            "{cut}"
+        );
+        assert!(
+            cut.contains("more characters of this record left out"),
+            "{cut}"
+        );
     }
 
     #[test]

@@ -175,7 +175,11 @@ impl Index {
             .map(|(at, (hit, holds))| {
                 let mut evidence = Evidence::default();
                 let mut idf_sum = 0.0;
-                let holding = weights.terms.iter().zip(holds).filter(|(_, h)| **h != Held::No);
+                let holding = weights
+                    .terms
+                    .iter()
+                    .zip(holds)
+                    .filter(|(_, h)| **h != Held::No);
                 for (weight, held) in holding {
                     idf_sum += weight.idf;
                     evidence.specificity += weight.share;

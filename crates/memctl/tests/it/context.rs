@@ -128,7 +128,13 @@ fn a_prompt_matching_nothing_is_an_empty_result_not_an_error() {
 fn long_record() -> TestEnv {
     let env = TestEnv::new();
     let body = "The freeze starts Friday 14:00 and ends Monday 08:00. ".repeat(55);
-    aged_record(&env, "deploy-freeze", "No deploys on Friday afternoons", &body, 3);
+    aged_record(
+        &env,
+        "deploy-freeze",
+        "No deploys on Friday afternoons",
+        &body,
+        3,
+    );
     env
 }
 
