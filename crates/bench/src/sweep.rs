@@ -27,21 +27,29 @@ pub struct JudgedSet {
 }
 
 /// The thresholds swept, the one in use first (so that a tie keeps it):
-/// least specificities 0.6 to 4.0, least coverages 0 to 0.9, strong
-/// specificities 2.0 to 4.0 and none, least rarest words 0, 0.3 and 0.5.
+/// least specificities 0.6 to 2.4, least coverages 0 to 0.6, strong
+/// specificities 2.2 to 4.0 and none, least rarest words 0, 0.3 and 0.5;
+/// and the gate on the first candidate: its gap 1 (none) to 2, or its
+/// specificity 2.0 to 4.0 or none. 52,920 rules.
 pub fn grid() -> Vec<Threshold> {
     let steps = |from: f64, step: f64, n: usize| (0..n).map(move |i| from + step * i as f64);
     let mut grid = vec![THRESHOLD];
     for min_rarest in [0.0, 0.3, 0.5] {
-        for strong_specificity in [2.0, 2.2, 2.5, 3.0, 3.5, 4.0, f64::INFINITY] {
-            for min_specificity in steps(0.6, 0.2, 18) {
-                for min_coverage in steps(0.0, 0.1, 10) {
-                    grid.push(Threshold {
-                        min_specificity,
-                        min_coverage,
-                        strong_specificity,
-                        min_rarest,
-                    });
+        for strong_specificity in [2.2, 2.5, 3.0, 3.5, 4.0, f64::INFINITY] {
+            for min_specificity in steps(0.6, 0.2, 10) {
+                for min_coverage in steps(0.0, 0.1, 7) {
+                    for min_top_gap in [1.0, 1.1, 1.2, 1.3, 1.5, 1.75, 2.0] {
+                        for top_specificity in [2.0, 2.5, 3.0, 3.5, 4.0, f64::INFINITY] {
+                            grid.push(Threshold {
+                                min_specificity,
+                                min_coverage,
+                                strong_specificity,
+                                min_rarest,
+                                min_top_gap,
+                                top_specificity,
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -104,6 +112,7 @@ mod tests {
             specificity,
             coverage: 1.0,
             gap: 1.0,
+            head_specificity: specificity,
             matched: 1,
             rarest: 1.0,
         }

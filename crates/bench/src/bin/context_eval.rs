@@ -53,6 +53,7 @@ fn sweep(out: &mut String, dev: &Judged) -> anyhow::Result<()> {
                     min_coverage: coverage,
                     strong_specificity: strong,
                     min_rarest: 0.0,
+                    ..relevance::THRESHOLD
                 };
                 let f = context::figures(dev, &threshold);
                 writeln!(

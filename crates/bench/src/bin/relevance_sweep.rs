@@ -7,8 +7,10 @@
 //! Nothing is changed: choosing `relevance::THRESHOLD` stays a decision
 //! made in mdindex, with these figures in view.
 //!
-//! `cargo run --release -p memctl-bench --bin relevance_sweep [-- --tune-on real,own,dev]`
-//! (the roles of the sets tuned on; all three by default).
+//! `cargo run --release -p memctl-bench --bin relevance_sweep [-- --tune-on real,own,dev]
+//! [--dump FILE]` (the roles of the sets tuned on, all three by default;
+//! `--dump` also writes every prompt's candidates and their evidence as
+//! JSON, to study features outside the grid).
 #![forbid(unsafe_code)]
 
 use std::time::Instant;
@@ -29,7 +31,8 @@ struct Ready {
 
 fn main() -> anyhow::Result<()> {
     let started = Instant::now();
-    let tune_on = roles()?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (tune_on, dump) = arguments(&args)?;
     let found = sets::find(&sets::fixtures_root())?;
     for skipped in &found.skipped {
         eprintln!("SKIPPED: {skipped}");
@@ -38,6 +41,11 @@ fn main() -> anyhow::Result<()> {
     for set in found.sets {
         eprintln!("{}: judging {} prompts", set.name, set.prompts.len());
         ready.push(prepare(set)?);
+    }
+    if let Some(path) = dump {
+        let rows: Vec<serde_json::Value> = ready.iter().flat_map(dumped).collect();
+        std::fs::write(path, serde_json::to_string(&rows)?)
+            .with_context(|| format!("cannot write {path}"))?;
     }
     in_use(&ready)?;
     leave_one_out(&ready, &tune_on)?;
@@ -54,7 +62,7 @@ fn leave_one_out(ready: &[Ready], tune_on: &[Role]) -> anyhow::Result<()> {
         tune_on.iter().map(|r| r.as_str()).collect::<Vec<_>>()
     );
     println!(
-        "| held out | tuned on | chosen: min specificity, min coverage, strong specificity, min rarest | worst margin tuned on | hit@5 | quiet | shown | search hit@5 | context − search | in use: hit@5 | in use: quiet |"
+        "| held out | tuned on | chosen: min specificity, min coverage, strong specificity, min rarest, min top gap, top specificity | worst margin tuned on | hit@5 | quiet | shown | search hit@5 | context − search | in use: hit@5 | in use: quiet |"
     );
     println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut on_tuning = String::new();
@@ -103,24 +111,62 @@ fn leave_one_out(ready: &[Ready], tune_on: &[Role]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--tune-on real,own,dev`.
-fn roles() -> anyhow::Result<Vec<Role>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(at) = args.iter().position(|a| a == "--tune-on") else {
-        if let Some(other) = args.first() {
-            bail!("unknown argument {other:?} (only --tune-on ROLES)");
+/// `--tune-on real,own,dev` and `--dump FILE`, in any order.
+fn arguments(args: &[String]) -> anyhow::Result<(Vec<Role>, Option<&str>)> {
+    let mut tune_on = vec![Role::Real, Role::Own, Role::Dev];
+    let mut dump = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--tune-on" => {
+                let list = args
+                    .next()
+                    .context("--tune-on needs a list: real,own,dev")?;
+                tune_on = roles(list)?;
+            }
+            "--dump" => dump = Some(args.next().context("--dump needs a file")?.as_str()),
+            other => bail!("unknown argument {other:?} (only --tune-on ROLES, --dump FILE)"),
         }
-        return Ok(vec![Role::Real, Role::Own, Role::Dev]);
-    };
-    let list = args
-        .get(at + 1)
-        .context("--tune-on needs a list: real,own,dev")?;
+    }
+    Ok((tune_on, dump))
+}
+
+fn roles(list: &str) -> anyhow::Result<Vec<Role>> {
     list.split(',')
         .map(|name| {
             [Role::Real, Role::Own, Role::Dev]
                 .into_iter()
                 .find(|r| r.as_str() == name)
                 .with_context(|| format!("--tune-on: {name:?} is none of real, own, dev"))
+        })
+        .collect()
+}
+
+/// Every prompt of a set judged, as JSON: its labels, what search returns
+/// and each candidate's evidence (an infinite gap as null).
+fn dumped(r: &Ready) -> Vec<serde_json::Value> {
+    r.judged
+        .judged
+        .iter()
+        .zip(&r.search)
+        .map(|((prompt, candidates), search)| {
+            let candidates: Vec<serde_json::Value> = candidates
+                .iter()
+                .map(|(id, e)| {
+                    serde_json::json!({
+                        "id": id, "specificity": e.specificity, "coverage": e.coverage,
+                        "gap": e.gap.is_finite().then_some(e.gap), "matched": e.matched,
+                        "head_specificity": e.head_specificity,
+                        "rarest": e.rarest,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "set": r.set.name, "role": r.set.role.as_str(), "prompt": prompt.text,
+                "lang": prompt.lang, "kind": prompt.kind.map(|k| k.as_str()),
+                "long": prompt.long, "dev": prompt.dev, "relevant": prompt.relevant,
+                "search": search, "candidates": candidates,
+            })
         })
         .collect()
 }
@@ -207,7 +253,12 @@ fn search_figures(r: &Ready) -> Figures {
 
 fn describe(t: &Threshold) -> String {
     format!(
-        "{:.1}, {:.1}, {:.1}, {:.1}",
-        t.min_specificity, t.min_coverage, t.strong_specificity, t.min_rarest
+        "{:.1}, {:.1}, {:.1}, {:.1}, {:.2}, {:.1}",
+        t.min_specificity,
+        t.min_coverage,
+        t.strong_specificity,
+        t.min_rarest,
+        t.min_top_gap,
+        t.top_specificity
     )
 }

@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+use super::held::Held;
 use super::{Evidence, Threshold, idf, informative_terms};
 use crate::db::BACKGROUND_DOCS;
 use crate::error::{Result, SqliteContext};
@@ -58,7 +59,8 @@ impl Index {
     /// not ranked at all. No record that could pass is left out of the
     /// ranking; the order leaves out what the common words would add to the
     /// scores, and the best [`CANDIDATES_PER_PLACE`] times `limit` of that
-    /// order are judged.
+    /// order are judged. Nothing passes when the first of that order does
+    /// not stand out as [`Threshold::admits`] asks.
     pub fn recall(
         &self,
         query: &Query,
@@ -87,6 +89,9 @@ impl Index {
         let candidates = limit.saturating_mul(CANDIDATES_PER_PLACE);
         let hits = self.ranked(&deciding, candidates, &[], Snippets::Left)?;
         let evidence = self.evidence_by(&weights, &hits)?;
+        if evidence.first().is_some_and(|top| !threshold.admits(top)) {
+            return Ok(Vec::new());
+        }
         Ok(hits
             .into_iter()
             .zip(evidence)
@@ -170,10 +175,17 @@ impl Index {
             .map(|(at, (hit, holds))| {
                 let mut evidence = Evidence::default();
                 let mut idf_sum = 0.0;
-                let holding = weights.terms.iter().zip(holds).filter(|(_, h)| **h);
-                for (weight, _) in holding {
+                let holding = weights
+                    .terms
+                    .iter()
+                    .zip(holds)
+                    .filter(|(_, h)| **h != Held::No);
+                for (weight, held) in holding {
                     idf_sum += weight.idf;
                     evidence.specificity += weight.share;
+                    if *held == Held::Head {
+                        evidence.head_specificity += weight.share;
+                    }
                     evidence.matched += 1;
                     evidence.rarest = evidence.rarest.max(weight.share);
                 }
@@ -257,7 +269,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::relevance::{THRESHOLD, prompt_query};
+    use crate::relevance::{THRESHOLD, UNGATED_TOP_GAP, prompt_query};
 
     /// Words that stem, fold, join with punctuation and mix scripts
     /// (voiced kana, Cyrillic, Greek final sigma, Arabic vowel marks,
@@ -349,8 +361,9 @@ mod tests {
     }
 
     /// How many of the weighed terms FTS5 itself says the hit's row in the
-    /// index matches.
-    fn matched_by_fts(index: &Index, weights: &Weights, hit: &Hit) -> usize {
+    /// index matches, and the sum of the shares of those it matches in the
+    /// id, name, description or tags.
+    fn matched_by_fts(index: &Index, weights: &Weights, hit: &Hit) -> (usize, f64) {
         let rel = hit.path.strip_prefix(index.store.root()).unwrap();
         let doc: i64 = index
             .conn
@@ -360,21 +373,25 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        weights
+        let matches = |expr: &str| {
+            index
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid = ?2",
+                    (expr, doc),
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap()
+                > 0
+        };
+        let matched = weights.terms.iter().filter(|w| matches(&w.expr)).count();
+        let head = weights
             .terms
             .iter()
-            .filter(|w| {
-                index
-                    .conn
-                    .query_row(
-                        "SELECT count(*) FROM fts WHERE fts MATCH ?1 AND rowid = ?2",
-                        (&w.expr, doc),
-                        |r| r.get::<_, i64>(0),
-                    )
-                    .unwrap()
-                    > 0
-            })
-            .count()
+            .filter(|w| matches(&format!("{{id name description tags}} : ({})", w.expr)))
+            .map(|w| w.share)
+            .sum();
+        (matched, head)
     }
 
     fn records() -> impl Strategy<Value = Vec<(Vec<usize>, Vec<usize>)>> {
@@ -386,7 +403,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
-        fn terms_held_by_a_records_text_are_those_fts5_matches(
+        fn terms_held_by_a_records_text_and_its_head_are_those_fts5_matches(
             records in records(),
             prompt in prop::collection::vec(0..WORDS.len(), 1..6),
         ) {
@@ -396,7 +413,9 @@ mod tests {
             let hits = index.search(&query, 100, &[]).unwrap();
             let evidence = index.evidence_by(&weights, &hits).unwrap();
             for (hit, evidence) in hits.iter().zip(&evidence) {
-                prop_assert_eq!(evidence.matched, matched_by_fts(&index, &weights, hit), "{}", hit.id);
+                let (matched, head) = matched_by_fts(&index, &weights, hit);
+                prop_assert_eq!(evidence.matched, matched, "{}", hit.id);
+                prop_assert!((evidence.head_specificity - head).abs() < 1e-9, "{}", hit.id);
             }
         }
 
@@ -407,7 +426,11 @@ mod tests {
         ) {
             let (_dir, index) = indexed(&records);
             let Some(query) = prompt_query(&text(&prompt)) else { return Ok(()) };
-            for threshold in [THRESHOLD, Threshold { min_specificity: 0.3, min_coverage: 0.0, strong_specificity: 1.0, min_rarest: 0.75 }] {
+            // The gate reads the order, which leaving words out changes; it
+            // is checked on its own below.
+            let ungated = Threshold { min_top_gap: UNGATED_TOP_GAP, ..THRESHOLD };
+            let common = Threshold { min_specificity: 0.3, min_coverage: 0.0, strong_specificity: 1.0, min_rarest: 0.75, ..ungated };
+            for threshold in [ungated, common] {
                 let hits = index.search(&query, 100, &[]).unwrap();
                 let evidence = index.evidence(&query, &hits).unwrap();
                 let mut full: Vec<String> = hits
@@ -504,6 +527,8 @@ mod tests {
             min_coverage: 0.0,
             strong_specificity: 1.0,
             min_rarest: 0.5,
+            min_top_gap: UNGATED_TOP_GAP,
+            top_specificity: f64::INFINITY,
         };
         let weights = index.weigh(&query).unwrap();
         let deciding = weights.deciding_query(&query, &threshold, 0).unwrap();
@@ -521,6 +546,38 @@ mod tests {
             .collect();
         // r23 has the tag `pytest` (the tags cycle through the words).
         assert_eq!(recalled, ["r40", "r23"]);
+    }
+
+    #[test]
+    fn a_prompt_whose_best_record_does_not_stand_out_brings_nothing() {
+        // Five records hold the prompt's two words alike: none stands out,
+        // as in a prompt in a project's own words that no record speaks to.
+        let mut records: Vec<(Vec<usize>, Vec<usize>)> =
+            (0..5).map(|_| (vec![0, 23], vec![])).collect();
+        records.extend((0..40).map(|_| (vec![31], vec![])));
+        let (_dir, index) = indexed(&records);
+        let query = prompt_query("deploy pytest").unwrap();
+        let gated = Threshold {
+            min_specificity: 0.3,
+            min_coverage: 0.0,
+            strong_specificity: 1.0,
+            min_rarest: 0.0,
+            min_top_gap: 2.0,
+            top_specificity: f64::INFINITY,
+        };
+        assert!(index.recall(&query, 10, &gated).unwrap().is_empty());
+        let ungated = Threshold {
+            min_top_gap: UNGATED_TOP_GAP,
+            ..gated
+        };
+        // (r23 holds `pytest` too, as its tag.)
+        let passed = index.recall(&query, 10, &ungated).unwrap().len();
+        assert!(passed >= 5, "{passed}");
+        let strong = Threshold {
+            top_specificity: 0.5,
+            ..gated
+        };
+        assert_eq!(index.recall(&query, 10, &strong).unwrap().len(), passed);
     }
 
     #[test]

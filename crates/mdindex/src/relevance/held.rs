@@ -17,11 +17,24 @@ use crate::{Hit, Index};
 /// 0.8 s, and one probe of the index costs the same whatever the body.
 const HELD_BY_TEXT_MAX_BYTES: i64 = 16 * 1024;
 
+/// Where a hit holds a query term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    No,
+    /// In the body only.
+    Body,
+    /// In the id, name, description or tags: what the record says it is about.
+    Head,
+}
+
+/// The columns of what a record says it is about, as an FTS5 column filter.
+const HEAD_COLUMNS: &str = "{id name description tags}";
+
 impl Index {
-    /// For each of `hits`, in order, which of `exprs` (FTS5 MATCH
-    /// expressions of the index's query language) its indexed text
-    /// matches; all `false` for a hit whose row went away meanwhile.
-    pub(crate) fn held_by_hits(&self, hits: &[Hit], exprs: &[String]) -> Result<Vec<Vec<bool>>> {
+    /// For each of `hits`, in order, where it holds each of `exprs` (FTS5
+    /// MATCH expressions of the index's query language); [`Held::No`]
+    /// throughout for a hit whose row went away meanwhile.
+    pub(crate) fn held_by_hits(&self, hits: &[Hit], exprs: &[String]) -> Result<Vec<Vec<Held>>> {
         let path = &self.paths.db;
         let large = self.fill_held_table(hits)?;
         let mut matching = self
@@ -32,21 +45,27 @@ impl Index {
             .conn
             .prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")
             .at(path)?;
-        let mut held = vec![vec![false; exprs.len()]; hits.len()];
+        let mut held = vec![vec![Held::No; exprs.len()]; hits.len()];
         for (term, expr) in exprs.iter().enumerate() {
-            let rows = matching
-                .query_map([expr], |r| r.get::<_, i64>(0))
-                .at(path)?;
-            for at in rows {
-                if let Some(hit) = usize::try_from(at.at(path)?)
-                    .ok()
-                    .and_then(|a| held.get_mut(a))
-                {
-                    hit[term] = true;
+            // Anywhere first, then in the head, which overrides.
+            let head = format!("{HEAD_COLUMNS} : ({expr})");
+            for (expr, found) in [(expr.as_str(), Held::Body), (head.as_str(), Held::Head)] {
+                let rows = matching
+                    .query_map([expr], |r| r.get::<_, i64>(0))
+                    .at(path)?;
+                for at in rows {
+                    if let Some(hit) = usize::try_from(at.at(path)?)
+                        .ok()
+                        .and_then(|a| held.get_mut(a))
+                    {
+                        hit[term] = found;
+                    }
                 }
-            }
-            for &(at, doc) in &large {
-                held[at][term] = probe.exists((expr, doc)).at(path)?;
+                for &(at, doc) in &large {
+                    if probe.exists((expr, doc)).at(path)? {
+                        held[at][term] = found;
+                    }
+                }
             }
         }
         Ok(held)

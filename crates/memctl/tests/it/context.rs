@@ -124,17 +124,60 @@ fn a_prompt_matching_nothing_is_an_empty_result_not_an_error() {
     }
 }
 
+/// A store whose one record has a body of about 3,000 characters.
+fn long_record() -> TestEnv {
+    let env = TestEnv::new();
+    let body = "The freeze starts Friday 14:00 and ends Monday 08:00. ".repeat(55);
+    aged_record(
+        &env,
+        "deploy-freeze",
+        "No deploys on Friday afternoons",
+        &body,
+        3,
+    );
+    env
+}
+
 #[test]
-fn a_budget_smaller_than_one_record_leaves_it_out_whole() {
-    let env = project();
+fn a_budget_smaller_than_one_record_shows_it_cut_and_says_how_to_read_it() {
+    let env = long_record();
     let prompt = "is a deploy on friday afternoon ok?";
     let full = context(&env, &["--query", prompt]);
     assert!(full.stdout.contains("deploy-freeze"), "{}", full.render());
-    let budget = (full.stdout.chars().count() - 10).to_string();
-    let run = context(&env, &["--query", prompt, "--budget", &budget]);
+    let budget = full.stdout.chars().count() - 1_000;
+    for json in [false, true] {
+        let budget_arg = budget.to_string();
+        let mut args = vec!["--query", prompt, "--budget", &budget_arg];
+        if json {
+            args.push("--json");
+        }
+        let run = context(&env, &args);
+        run.assert_success();
+        assert!(run.stdout.chars().count() <= budget, "{}", run.render());
+        assert!(run.stdout.contains("deploy-freeze"), "{}", run.render());
+        assert!(
+            run.stdout.contains("No deploys on Friday afternoons"),
+            "{}",
+            run.render()
+        );
+        assert!(
+            run.stdout.contains(
+                "left out to keep within the budget: `memctl show deploy-freeze` prints it whole]"
+            ),
+            "{}",
+            run.render()
+        );
+    }
+}
+
+#[test]
+fn a_budget_smaller_than_one_records_description_leaves_it_out_whole() {
+    let env = long_record();
+    let prompt = "is a deploy on friday afternoon ok?";
+    let run = context(&env, &["--query", prompt, "--budget", "500"]);
     run.assert_success();
-    assert!(!run.stdout.contains("freeze"), "{}", run.render());
     assert!(!run.stdout.contains("<memory-record"), "{}", run.render());
+    assert!(!run.stdout.contains("freeze"), "{}", run.render());
 }
 
 #[test]
