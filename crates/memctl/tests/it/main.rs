@@ -68,6 +68,7 @@ mod real_model;
 mod real_model_lifecycle;
 mod regressions;
 mod regressions_files;
+mod regressions_search;
 mod remember;
 mod remember_quiet;
 mod remember_refusals;
