@@ -437,6 +437,16 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// The target folder the binary was built in (`…/target/debug/memctl`),
+/// where the tests that install real clients keep their venvs.
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_memctl"))
+        .ancestors()
+        .nth(2)
+        .expect("the binary lives in target/<profile>/")
+        .to_path_buf()
+}
+
 /// A record with only the keys a person types, written as typed.
 fn hand_made(id: &str, record_type: &str, description: &str, body: &str) -> RecordFile {
     RecordFile::new(id)

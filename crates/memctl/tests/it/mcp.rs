@@ -9,21 +9,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::env::TestEnv;
+use crate::env::{TestEnv, target_dir};
 
 /// The folder with the client script and its pinned requirements.
 fn client_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
-}
-
-/// The target folder the binary was built in (`…/target/debug/memctl`).
-fn target_dir() -> PathBuf {
-    let binary = Path::new(env!("CARGO_BIN_EXE_memctl"));
-    binary
-        .ancestors()
-        .nth(2)
-        .expect("the binary lives in target/<profile>/")
-        .to_path_buf()
 }
 
 /// A venv under the target folder with the pinned `mcp`, made once and

@@ -13,21 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::env::{TestEnv, files_under};
+use crate::env::{TestEnv, files_under, target_dir};
 
 /// SPEC §10.
 const DOCUMENTED_EXITS: [i32; 6] = [0, 1, 2, 3, 4, 5];
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/real-model")
-}
-
-fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_memctl"))
-        .ancestors()
-        .nth(2)
-        .expect("the binary lives in target/<profile>/")
-        .to_path_buf()
 }
 
 /// [`install_runner`] once per test process: the tests run on threads, and

