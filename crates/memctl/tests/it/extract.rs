@@ -70,7 +70,7 @@ fn stdin_path(env: &TestEnv) -> PathBuf {
     env.root().join("model-stdin.json")
 }
 
-fn statuses(run: &Run) -> Vec<(String, String)> {
+pub(crate) fn statuses(run: &Run) -> Vec<(String, String)> {
     run.json()
         .as_array()
         .unwrap_or_else(|| panic!("not an array\n{}", run.render()))
@@ -82,7 +82,7 @@ fn statuses(run: &Run) -> Vec<(String, String)> {
         .collect()
 }
 
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(crate) fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
     expected
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))

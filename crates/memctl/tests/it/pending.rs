@@ -10,7 +10,8 @@ use std::process::Command as StdCommand;
 
 use serde_json::Value;
 
-use crate::env::{Run, TestEnv};
+use crate::env::TestEnv;
+use crate::extract::{pairs, statuses};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extract")
@@ -50,25 +51,6 @@ fn write_user_config(env: &TestEnv, text: &str) {
     let dir = env.root().join("xdg-config/memctl");
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("config.toml"), text).unwrap();
-}
-
-fn statuses(run: &Run) -> Vec<(String, String)> {
-    run.json()
-        .as_array()
-        .unwrap_or_else(|| panic!("not an array\n{}", run.render()))
-        .iter()
-        .map(|row| {
-            let field = |key: &str| row[key].as_str().unwrap_or_default().to_string();
-            (field("name"), field("status"))
-        })
-        .collect()
-}
-
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
-    expected
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 fn pending_files(env: &TestEnv) -> Vec<PathBuf> {
