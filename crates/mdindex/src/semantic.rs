@@ -64,6 +64,10 @@ pub struct Semantic<'a> {
     pub text: &'a str,
 }
 
+/// [`Index::rerank`]'s answer: the hits in their new order, and what
+/// embedding the ones without a vector did.
+pub(crate) type Reranked<E> = (Vec<(Hit, E)>, VectorReport);
+
 /// What [`Index::refresh_vectors`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VectorReport {
@@ -98,23 +102,64 @@ impl Index {
                 (VECTORS_VERSION, width),
             )
             .at(path)?;
+        Ok(self
+            .embed_missing(model, "", &[])?
+            .map(|embedded| VectorReport { embedded, ..report }))
+    }
+
+    /// Embeds those of `rel_paths` (records by their path in the store)
+    /// that have no vector of [`VECTORS_VERSION`], and nothing else: what
+    /// `context` needs to put the records it shows in order, so that the
+    /// hook's cost grows with what it shows, not with the store (a store
+    /// whose model was just turned on would otherwise be embedded whole
+    /// before the first prompt's answer, about a minute at 10,000 records).
+    /// Vectors of records that are gone stay until a search refreshes them
+    /// all; no answer reads them, since vectors are found through `docs`.
+    pub(crate) fn refresh_vectors_of(
+        &self,
+        model: &Model,
+        rel_paths: &[String],
+    ) -> Result<Result<VectorReport, EmbedFailure>> {
+        let healed = self.ensure_vector_table()?;
+        let (filter, params) = rel_path_filter(rel_paths);
+        Ok(self
+            .embed_missing(model, &filter, &params)?
+            .map(|embedded| VectorReport {
+                embedded,
+                dropped: 0,
+                healed,
+            }))
+    }
+
+    /// Embeds the records allowed by `filter` (an SQL condition on `d`,
+    /// with its `params`) that have no vector of [`VECTORS_VERSION`];
+    /// how many.
+    fn embed_missing(
+        &self,
+        model: &Model,
+        filter: &str,
+        params: &[rusqlite::types::Value],
+    ) -> Result<Result<usize, EmbedFailure>> {
+        let path = &self.paths.db;
         let missing: Vec<(Vec<u8>, String)> = {
-            let mut stmt = self
-                .conn
-                .prepare(
-                    "SELECT d.hash, d.name, d.description, d.body FROM docs d
-                     WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = d.hash)
-                     GROUP BY d.hash ORDER BY d.rel_path",
-                )
-                .at(path)?;
+            let sql = format!(
+                "SELECT d.hash, d.name, d.description, d.body FROM docs d
+                 WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = d.hash
+                                   AND v.version = ?1){filter}
+                 GROUP BY d.hash ORDER BY d.rel_path"
+            );
+            let mut all = vec![rusqlite::types::Value::Text(VECTORS_VERSION.to_string())];
+            all.extend_from_slice(params);
+            let mut stmt = self.conn.prepare(&sql).at(path)?;
             let rows = stmt
-                .query_map([], |row| {
+                .query_map(rusqlite::params_from_iter(all), |row| {
                     let parts: [String; 3] = [row.get(1)?, row.get(2)?, row.get(3)?];
                     Ok((row.get(0)?, embed_text(&parts)))
                 })
                 .at(path)?;
             rows.collect::<rusqlite::Result<_>>().at(path)?
         };
+        let mut embedded = 0;
         for batch in missing.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
             let vectors = match model.embed_batch(&texts) {
@@ -132,9 +177,9 @@ impl Index {
                     .execute((hash, VECTORS_VERSION, to_bytes(vector)))
                     .at(path)?;
             }
-            report.embedded += batch.len();
+            embedded += batch.len();
         }
-        Ok(Ok(report))
+        Ok(Ok(embedded))
     }
 
     /// Creates the vector table if it is missing, and makes it again if it
@@ -198,22 +243,20 @@ impl Index {
 
     /// `passed` (the records the lexical decision lets through, best
     /// first) in the order of the fusion of that order with their
-    /// closeness to the prompt, each hit's score its fused score. Meaning
-    /// only reorders here: it neither adds a record nor drops one, since
-    /// no cosine tells a prompt that deserves a record from one that
-    /// deserves none (docs/RETRIEVAL.md).
+    /// closeness to the prompt, each hit's score its fused score, after
+    /// embedding those of them that have no vector
+    /// ([`Index::refresh_vectors_of`]). Meaning only reorders here: it
+    /// neither adds a record nor drops one, since no cosine tells a prompt
+    /// that deserves a record from one that deserves none
+    /// (docs/RETRIEVAL.md).
     pub(crate) fn rerank<E>(
         &self,
         passed: Vec<(Hit, E)>,
         semantic: Semantic<'_>,
-    ) -> Result<Result<Vec<(Hit, E)>, EmbedFailure>> {
+    ) -> Result<Result<Reranked<E>, EmbedFailure>> {
         if passed.len() < 2 {
-            return Ok(Ok(passed));
+            return Ok(Ok((passed, VectorReport::default())));
         }
-        let prompt = match semantic.model.embed(semantic.text) {
-            Ok(prompt) => prompt,
-            Err(e) => return Ok(Err(EmbedFailure(e))),
-        };
         let root = self.store.root();
         let rel_paths: Vec<String> = passed
             .iter()
@@ -222,6 +265,14 @@ impl Index {
                 crate::rows::rel_key(rel)
             })
             .collect();
+        let report = match self.refresh_vectors_of(semantic.model, &rel_paths)? {
+            Ok(report) => report,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        let prompt = match semantic.model.embed(semantic.text) {
+            Ok(prompt) => prompt,
+            Err(e) => return Ok(Err(EmbedFailure(e))),
+        };
         let (filter, params) = rel_path_filter(&rel_paths);
         let near: Vec<String> = self
             .semantic_ranking(&prompt, &filter, &params)?
@@ -230,14 +281,15 @@ impl Index {
             .collect();
         let fused = fuse(&[rel_paths.clone(), near]);
         let mut by_path: HashMap<String, (Hit, E)> = rel_paths.into_iter().zip(passed).collect();
-        Ok(Ok(fused
+        let reranked = fused
             .into_iter()
             .filter_map(|(rel_path, score)| {
                 let (mut hit, evidence) = by_path.remove(&rel_path)?;
                 hit.score = score;
                 Some((hit, evidence))
             })
-            .collect()))
+            .collect();
+        Ok(Ok((reranked, report)))
     }
 }
 
