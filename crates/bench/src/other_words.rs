@@ -29,6 +29,37 @@ pub struct Question {
     pub kind: String,
     /// The records an answer requires.
     pub needs: Vec<String>,
+    /// Which half of the split it is in ([`Half`]).
+    pub half: Half,
+}
+
+/// The split made before any ranking candidate was run (issue 14 item 4):
+/// within each kind, in the file's order, the 1st, 3rd, 5th… question of
+/// that kind tunes and the 2nd, 4th, 6th… is held out. Candidates are
+/// chosen on [`Half::Tune`] only; [`Half::HeldOut`] says whether the choice
+/// carries over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Tune,
+    HeldOut,
+}
+
+impl Half {
+    /// The half of the `nth` (from 0) question of its kind.
+    pub fn of_nth_in_kind(nth: usize) -> Half {
+        if nth % 2 == 0 {
+            Half::Tune
+        } else {
+            Half::HeldOut
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Tune => "tune",
+            Half::HeldOut => "held out",
+        }
+    }
 }
 
 /// The kinds of question, in the order the tables show them.
@@ -40,10 +71,16 @@ pub fn questions(path: &Path) -> anyhow::Result<Vec<Question>> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let rows: Vec<serde_json::Value> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a JSON array", path.display()))?;
+    let mut seen_of_kind = std::collections::HashMap::<String, usize>::new();
     rows.iter()
         .enumerate()
         .map(|(at, row)| {
-            question(row).with_context(|| format!("{}: question {at}", path.display()))
+            let mut q =
+                question(row).with_context(|| format!("{}: question {at}", path.display()))?;
+            let nth = seen_of_kind.entry(q.kind.clone()).or_default();
+            q.half = Half::of_nth_in_kind(*nth);
+            *nth += 1;
+            Ok(q)
         })
         .collect()
 }
@@ -74,6 +111,7 @@ fn question(row: &serde_json::Value) -> anyhow::Result<Question> {
         relevant: ids("relevant")?,
         kind: kind.to_string(),
         needs: ids("needs")?,
+        half: Half::Tune,
     };
     anyhow::ensure!(!q.relevant.is_empty(), "an empty `relevant` list");
     if let Some(id) = q.needs.iter().find(|id| !q.relevant.contains(id)) {
@@ -238,6 +276,7 @@ mod tests {
             relevant: relevant.iter().map(|s| s.to_string()).collect(),
             kind: "multi".into(),
             needs: needs.iter().map(|s| s.to_string()).collect(),
+            half: Half::Tune,
         };
         let questions = [q(&["a", "b"], &["a", "b"]), q(&["c"], &["c"])];
         let ranked = |text: &str| -> anyhow::Result<Vec<String>> {
@@ -253,6 +292,23 @@ mod tests {
         assert_eq!((s.recall_at_5, s.recall_at_10), (0.0, 0.5));
         assert_eq!(s.mrr_at_10, 1.0 / 6.0 / 2.0);
         assert_eq!((s.any_need_at_10, s.all_needs_at_10), (0.5, 0.0));
+    }
+
+    #[test]
+    fn each_kind_is_split_alternately_in_file_order() {
+        let questions = questions(&fixtures().join("questions.json")).unwrap();
+        for kind in KINDS {
+            let halves: Vec<Half> = questions
+                .iter()
+                .filter(|q| q.kind == kind)
+                .map(|q| q.half)
+                .collect();
+            for (nth, half) in halves.iter().enumerate() {
+                assert_eq!(*half, Half::of_nth_in_kind(nth), "{kind} {nth}");
+            }
+            let tune = halves.iter().filter(|h| **h == Half::Tune).count();
+            assert_eq!(tune, halves.len().div_ceil(2), "{kind}");
+        }
     }
 
     #[test]
