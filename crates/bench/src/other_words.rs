@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use mdstore::{Store, WalkItem};
 
+use crate::candidates::{Candidate, Candidates};
 use crate::context::EvalStore;
 use crate::eval::{Doc, System, SystemIndex};
 
@@ -200,6 +201,8 @@ pub fn score<'q>(
 pub struct Systems {
     pub ours: EvalStore,
     pub baseline: SystemIndex,
+    /// Ours in memory with the ranking candidates (crate::candidates).
+    pub candidates: Candidates,
     ids: Vec<String>,
 }
 
@@ -208,10 +211,12 @@ impl Systems {
         let ours = EvalStore::new(store_dir, &[])?;
         let docs = docs(&ours.store)?;
         let baseline = SystemIndex::build(System::Baseline, &docs)?;
+        let candidates = Candidates::new(&docs)?;
         let ids = docs.into_iter().map(|d| d.id).collect();
         Ok(Systems {
             ours,
             baseline,
+            candidates,
             ids,
         })
     }
@@ -232,12 +237,22 @@ impl Systems {
 
     /// Plain BM25's ids.
     pub fn rank_baseline(&self, question: &str) -> anyhow::Result<Vec<String>> {
-        Ok(self
-            .baseline
-            .rank(question, DEPTH)?
-            .into_iter()
+        Ok(self.ids_of(self.baseline.rank(question, DEPTH)?))
+    }
+
+    /// The ids `candidate` ranks first.
+    pub fn rank_candidate(
+        &self,
+        question: &str,
+        candidate: Candidate,
+    ) -> anyhow::Result<Vec<String>> {
+        Ok(self.ids_of(self.candidates.rank(question, candidate, DEPTH)?))
+    }
+
+    fn ids_of(&self, docs: Vec<usize>) -> Vec<String> {
+        docs.into_iter()
             .filter_map(|doc| self.ids.get(doc).cloned())
-            .collect())
+            .collect()
     }
 }
 
