@@ -48,7 +48,7 @@ pub enum Half {
 impl Half {
     /// The half of the `nth` (from 0) question of its kind.
     pub fn of_nth_in_kind(nth: usize) -> Half {
-        if nth % 2 == 0 {
+        if nth.is_multiple_of(2) {
             Half::Tune
         } else {
             Half::HeldOut
