@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use mdstore::{Store, WalkItem};
+use mdstore::{RecordType, Store, WalkItem};
 
 use crate::candidates::{Candidate, Candidates};
 use crate::context::EvalStore;
@@ -123,8 +123,10 @@ fn question(row: &serde_json::Value) -> anyhow::Result<Question> {
 
 /// The store's records as the baseline indexes them: the raw text of id,
 /// name, description, tags (space-separated) and body. The files the store
-/// skips (ours does not index them either) are left out.
-pub fn docs(store: &Store) -> anyhow::Result<Vec<Doc>> {
+/// skips (ours does not index them either) are left out. A record without
+/// a `type` is an error unless `untyped_as` gives one (real folders have
+/// such records; the type does not take part in ranking).
+pub fn docs(store: &Store, untyped_as: Option<RecordType>) -> anyhow::Result<Vec<Doc>> {
     let mut docs = Vec::new();
     for item in store.walk() {
         let WalkItem::Record(entry) = item else {
@@ -136,6 +138,7 @@ pub fn docs(store: &Store) -> anyhow::Result<Vec<Doc>> {
         let kind = record
             .meta
             .record_type
+            .or(untyped_as)
             .with_context(|| format!("{}: no `type`", record.rel_path.display()))?;
         docs.push(Doc {
             id: record.id.clone(),
@@ -207,9 +210,18 @@ pub struct Systems {
 }
 
 impl Systems {
+    /// The systems over the store at `store_dir`, every record typed.
     pub fn new(store_dir: &Path) -> anyhow::Result<Systems> {
+        Systems::with_untyped(store_dir, None)
+    }
+
+    /// [`Systems::new`], records without a `type` taken as `untyped_as`.
+    pub fn with_untyped(
+        store_dir: &Path,
+        untyped_as: Option<RecordType>,
+    ) -> anyhow::Result<Systems> {
         let ours = EvalStore::new(store_dir, &[])?;
-        let docs = docs(&ours.store)?;
+        let docs = docs(&ours.store, untyped_as)?;
         let baseline = SystemIndex::build(System::Baseline, &docs)?;
         let candidates = Candidates::new(&docs)?;
         let ids = docs.into_iter().map(|d| d.id).collect();

@@ -214,6 +214,7 @@ fn other_words_section(out: &mut String) -> Result<(), Box<dyn Error>> {
             )?;
         }
     }
+    writeln!(out, "\n{VERDICT}")?;
     Ok(())
 }
 
@@ -259,6 +260,31 @@ fn other_words_rows(
     }
     Ok(())
 }
+
+const VERDICT: &str = "\
+### What was kept: nothing (2026-12-02)
+
+On the held-out half, against ours in memory (recall@10 0.848): column weights with the
+body at 2 reach 0.894, feedback 0.894 (all needs 0.727 to 0.788, but MRR@10 0.610 to
+0.582), proximity 0.864. None was moved into `memctl search`, because each lowers search
+on the real folders, the second condition (issue 14 item 4):
+- **body 2**, in the real binary (`real_eval`, `memctl search --limit 5` hit@5, built
+  without LTO): en-js2 0.898 to 0.889, own/ko 0.902 to 0.866, own/zh 0.920 to 0.874,
+  ja-resonite and the development set unchanged; context hit@5 on en-js2 0.917 to 0.907.
+  The same direction as the earlier finding on heavy name weights: the columns' balance
+  that suits one store's writing does not suit another's.
+- **feedback** and **proximity**, through the library (`cargo run --release -p
+  memctl-bench --bin candidates_real`: hit@5 of the first 5, ours in memory then each
+  candidate): feedback en-js2 0.926 to 0.917, ja-resonite 0.952 to 0.929 (own/ko same,
+  own/zh 0.920 to 0.931); proximity own/ko 0.915 to 0.902, own/zh 0.920 to 0.885
+  (en-js2 0.926 to 0.935). Feedback also costs a second FTS5 query and the first
+  records' terms on every prompt: 2 to 5 times the time of the first ranking in memory
+  there (0.2 to 1.1 ms more per prompt), which the hook would pay on every prompt.
+
+The gains on this store are three held-out questions of 66 each, and every setting was
+chosen on 66 tune questions: differences of one or two questions are noise. The systems
+stay in the bench (crates/bench/src/candidates.rs) for the next attempt; semantic
+matching (the hybrid row) is the other route for questions in other words.";
 
 const OTHER_WORDS: &str = "\
 Issue 14 item 4. `crates/bench/fixtures/other-words/`: a hand-written store of one
