@@ -278,7 +278,10 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
     let mut vectors = None;
     let mut semantic_failed = None;
     let mut semantic = search.semantic;
-    if let Some(asked) = semantic {
+    // `context` embeds only the records it shows (in `rerank`); a search
+    // ranks every record by meaning, so it needs every vector.
+    let ranks_all = !matches!(search.judge, Judge::Recall(_));
+    if let Some(asked) = semantic.filter(|_| ranks_all) {
         match index.refresh_vectors(asked.model)? {
             Ok(report) => vectors = Some(report),
             Err(failure) => {
@@ -295,7 +298,10 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
             let passed = match semantic {
                 None => passed,
                 Some(semantic) => match index.rerank(passed.clone(), semantic)? {
-                    Ok(reranked) => reranked,
+                    Ok((reranked, report)) => {
+                        vectors = Some(report);
+                        reranked
+                    }
                     Err(failure) => {
                         fell_back(failure);
                         passed

