@@ -283,8 +283,9 @@ on the real folders, the second condition (issue 14 item 4):
 
 The gains on this store are three held-out questions of 66 each, and every setting was
 chosen on 66 tune questions: differences of one or two questions are noise. The systems
-stay in the bench (crates/bench/src/candidates.rs) for the next attempt; semantic
-matching (the hybrid row) is the other route for questions in other words.";
+stay in the bench (crates/bench/src/candidates.rs) for the next attempt. Semantic
+matching is the other route: the hybrid row gains more than any candidate on both
+halves (held out 0.879, all 0.917, lexical 0.848 and 0.879).";
 
 const OTHER_WORDS: &str = "\
 Issue 14 item 4. `crates/bench/fixtures/other-words/`: a hand-written store of one
