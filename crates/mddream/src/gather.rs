@@ -67,6 +67,16 @@ pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOpti
     plan
 }
 
+/// The pairs the near-duplicate gatherer would judge among `records` (its
+/// LSH candidates: records of one scope and type sharing a bucket), each
+/// once, in order. For measurements (mddream's `near_eval` example): a
+/// second check of candidate pairs is measured on these.
+pub fn near_candidates(records: &[DreamRecord]) -> Vec<(usize, usize)> {
+    let prepared = terms::prepare_all(records);
+    let all: Vec<usize> = (0..records.len()).collect();
+    near::candidates(records, &prepared, &all)
+}
+
 /// Which records an operation already reads (or names as the record that
 /// supersedes another), so that no record is in two operations.
 pub(crate) struct Claims {

@@ -176,10 +176,8 @@ fn units(text: &str, preparation: &Preparation) -> Vec<Unit> {
     for (range, kind) in text::segments(text) {
         let piece = &text[range];
         match kind {
-            // A word of diacritics alone (NFKC makes `¯` a space and a
-            // combining macron) folds to nothing: the index keeps no term
-            // for it, so a query of it would be a phrase nothing matches.
-            Segment::Word if text::fold(piece).is_empty() => {}
+            // No term in the index either (`text::is_marks_alone`).
+            Segment::Word if text::is_marks_alone(piece) => {}
             Segment::Word => units.push(Unit::Word(text::lower(piece))),
             Segment::Cjk => {
                 words.clear();

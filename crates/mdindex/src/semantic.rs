@@ -60,11 +60,16 @@ pub const MIN_COSINE: f32 = 0.2;
 /// Records embedded per batch (the model spreads a batch over its threads).
 const BATCH: usize = 64;
 
+/// The vectors, and an index of the records' hashes: without it, finding
+/// a record's vector (or that it has none) read the whole `docs` table,
+/// bodies and all, since `hash` follows `body` in a row (0.3 s a query at
+/// 10,000 records; 0.01 s with it).
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS vectors (
     hash BLOB PRIMARY KEY,
     version TEXT NOT NULL,
     vector BLOB NOT NULL
-) WITHOUT ROWID";
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS docs_hash ON docs (hash, rel_path)";
 
 /// Semantic matching asked of a search: the model, and the query as the
 /// user wrote it (the encoder reads text, not the parsed terms).
@@ -151,24 +156,39 @@ impl Index {
         params: &[rusqlite::types::Value],
     ) -> Result<Result<usize, EmbedFailure>> {
         let path = &self.paths.db;
+        // The hashes first, from the index alone; the text only of those
+        // that need it.
         let missing: Vec<(Vec<u8>, String)> = {
             let sql = format!(
-                "SELECT d.hash, d.name, d.description, d.body FROM docs d
+                "SELECT d.hash, min(d.rel_path) FROM docs d
                  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = d.hash
                                    AND v.version = ?1){filter}
-                 GROUP BY d.hash ORDER BY d.rel_path"
+                 GROUP BY d.hash ORDER BY 2"
             );
             let mut all = vec![rusqlite::types::Value::Text(VECTORS_VERSION.to_string())];
             all.extend_from_slice(params);
             let mut stmt = self.conn.prepare(&sql).at(path)?;
             let rows = stmt
                 .query_map(rusqlite::params_from_iter(all), |row| {
-                    let parts: [String; 3] = [row.get(1)?, row.get(2)?, row.get(3)?];
-                    Ok((row.get(0)?, embed_text(&parts)))
+                    Ok((row.get(0)?, row.get(1)?))
                 })
                 .at(path)?;
             rows.collect::<rusqlite::Result<_>>().at(path)?
         };
+        let mut text_of = self
+            .conn
+            .prepare_cached("SELECT name, description, body FROM docs WHERE rel_path = ?1")
+            .at(path)?;
+        let missing: Vec<(Vec<u8>, String)> = missing
+            .into_iter()
+            .map(|(hash, rel_path)| {
+                let parts: [String; 3] = text_of.query_row([&rel_path], |row| {
+                    Ok([row.get(0)?, row.get(1)?, row.get(2)?])
+                })?;
+                Ok((hash, embed_text(&parts)))
+            })
+            .collect::<rusqlite::Result<_>>()
+            .at(path)?;
         let mut embedded = 0;
         for batch in missing.chunks(BATCH) {
             let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();

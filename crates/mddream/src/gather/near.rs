@@ -206,7 +206,7 @@ fn judge(
 
 /// Pairs of `compared` records of one scope and type that share a bucket
 /// in some band, each pair once, in order.
-fn candidates(
+pub(crate) fn candidates(
     records: &[DreamRecord],
     prepared: &[Prepared],
     compared: &[usize],

@@ -5,5 +5,6 @@ mod fuzz_checks;
 mod fuzz_replay;
 mod gather;
 mod gather_safety;
+mod near_candidates;
 mod near_pairs;
 mod support;

@@ -5,8 +5,11 @@
 //!
 //! `cargo run --release -p mddream --example near_eval [FILE.jsonl…]`;
 //! with `NEAR_EVAL_MISSES=1` it also lists what the chosen threshold gets
-//! wrong (on stderr).
+//! wrong (on stderr). With `NEAR_EVAL_MODEL=DIR` (an installed mdembed
+//! model) it also measures a semantic second check ([`semantic`]).
 #![forbid(unsafe_code)]
+
+mod semantic;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -43,9 +46,18 @@ fn main() -> Result<(), Box<dyn Error>> {
             fixtures.join("near_pairs_2.jsonl"),
         ];
     }
+    let model = match std::env::var_os("NEAR_EVAL_MODEL") {
+        Some(dir) => Some(semantic::open(std::path::Path::new(&dir))?),
+        None => None,
+    };
     for path in paths {
         println!("## {}\n", path.display());
-        evaluate(&read_pairs(&path)?);
+        let pairs = read_pairs(&path)?;
+        evaluate(&pairs);
+        if let Some(model) = &model {
+            println!("\nWith the semantic check:\n");
+            semantic::evaluate(&pairs, model)?;
+        }
         println!();
     }
     Ok(())
