@@ -9,6 +9,7 @@ evaluation of `memctl context` ([`context`], [`sets`], [`binary`],
 #![forbid(unsafe_code)]
 
 pub mod binary;
+pub mod candidates;
 pub mod context;
 pub mod eval;
 pub mod other_words;

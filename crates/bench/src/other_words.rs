@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use mdstore::{Store, WalkItem};
+use mdstore::{RecordType, Store, WalkItem};
 
+use crate::candidates::{Candidate, Candidates};
 use crate::context::EvalStore;
 use crate::eval::{Doc, System, SystemIndex};
 
@@ -29,6 +30,37 @@ pub struct Question {
     pub kind: String,
     /// The records an answer requires.
     pub needs: Vec<String>,
+    /// Which half of the split it is in ([`Half`]).
+    pub half: Half,
+}
+
+/// The split made before any ranking candidate was run (issue 14 item 4):
+/// within each kind, in the file's order, the 1st, 3rd, 5th… question of
+/// that kind tunes and the 2nd, 4th, 6th… is held out. Candidates are
+/// chosen on [`Half::Tune`] only; [`Half::HeldOut`] says whether the choice
+/// carries over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Tune,
+    HeldOut,
+}
+
+impl Half {
+    /// The half of the `nth` (from 0) question of its kind.
+    pub fn of_nth_in_kind(nth: usize) -> Half {
+        if nth.is_multiple_of(2) {
+            Half::Tune
+        } else {
+            Half::HeldOut
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Tune => "tune",
+            Half::HeldOut => "held out",
+        }
+    }
 }
 
 /// The kinds of question, in the order the tables show them.
@@ -40,10 +72,16 @@ pub fn questions(path: &Path) -> anyhow::Result<Vec<Question>> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let rows: Vec<serde_json::Value> = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a JSON array", path.display()))?;
+    let mut seen_of_kind = std::collections::HashMap::<String, usize>::new();
     rows.iter()
         .enumerate()
         .map(|(at, row)| {
-            question(row).with_context(|| format!("{}: question {at}", path.display()))
+            let mut q =
+                question(row).with_context(|| format!("{}: question {at}", path.display()))?;
+            let nth = seen_of_kind.entry(q.kind.clone()).or_default();
+            q.half = Half::of_nth_in_kind(*nth);
+            *nth += 1;
+            Ok(q)
         })
         .collect()
 }
@@ -74,6 +112,7 @@ fn question(row: &serde_json::Value) -> anyhow::Result<Question> {
         relevant: ids("relevant")?,
         kind: kind.to_string(),
         needs: ids("needs")?,
+        half: Half::Tune,
     };
     anyhow::ensure!(!q.relevant.is_empty(), "an empty `relevant` list");
     if let Some(id) = q.needs.iter().find(|id| !q.relevant.contains(id)) {
@@ -84,8 +123,10 @@ fn question(row: &serde_json::Value) -> anyhow::Result<Question> {
 
 /// The store's records as the baseline indexes them: the raw text of id,
 /// name, description, tags (space-separated) and body. The files the store
-/// skips (ours does not index them either) are left out.
-pub fn docs(store: &Store) -> anyhow::Result<Vec<Doc>> {
+/// skips (ours does not index them either) are left out. A record without
+/// a `type` is an error unless `untyped_as` gives one (real folders have
+/// such records; the type does not take part in ranking).
+pub fn docs(store: &Store, untyped_as: Option<RecordType>) -> anyhow::Result<Vec<Doc>> {
     let mut docs = Vec::new();
     for item in store.walk() {
         let WalkItem::Record(entry) = item else {
@@ -97,6 +138,7 @@ pub fn docs(store: &Store) -> anyhow::Result<Vec<Doc>> {
         let kind = record
             .meta
             .record_type
+            .or(untyped_as)
             .with_context(|| format!("{}: no `type`", record.rel_path.display()))?;
         docs.push(Doc {
             id: record.id.clone(),
@@ -162,18 +204,31 @@ pub fn score<'q>(
 pub struct Systems {
     pub ours: EvalStore,
     pub baseline: SystemIndex,
+    /// Ours in memory with the ranking candidates (crate::candidates).
+    pub candidates: Candidates,
     ids: Vec<String>,
 }
 
 impl Systems {
+    /// The systems over the store at `store_dir`, every record typed.
     pub fn new(store_dir: &Path) -> anyhow::Result<Systems> {
+        Systems::with_untyped(store_dir, None)
+    }
+
+    /// [`Systems::new`], records without a `type` taken as `untyped_as`.
+    pub fn with_untyped(
+        store_dir: &Path,
+        untyped_as: Option<RecordType>,
+    ) -> anyhow::Result<Systems> {
         let ours = EvalStore::new(store_dir, &[])?;
-        let docs = docs(&ours.store)?;
+        let docs = docs(&ours.store, untyped_as)?;
         let baseline = SystemIndex::build(System::Baseline, &docs)?;
+        let candidates = Candidates::new(&docs)?;
         let ids = docs.into_iter().map(|d| d.id).collect();
         Ok(Systems {
             ours,
             baseline,
+            candidates,
             ids,
         })
     }
@@ -194,12 +249,22 @@ impl Systems {
 
     /// Plain BM25's ids.
     pub fn rank_baseline(&self, question: &str) -> anyhow::Result<Vec<String>> {
-        Ok(self
-            .baseline
-            .rank(question, DEPTH)?
-            .into_iter()
+        Ok(self.ids_of(self.baseline.rank(question, DEPTH)?))
+    }
+
+    /// The ids `candidate` ranks first.
+    pub fn rank_candidate(
+        &self,
+        question: &str,
+        candidate: Candidate,
+    ) -> anyhow::Result<Vec<String>> {
+        Ok(self.ids_of(self.candidates.rank(question, candidate, DEPTH)?))
+    }
+
+    fn ids_of(&self, docs: Vec<usize>) -> Vec<String> {
+        docs.into_iter()
             .filter_map(|doc| self.ids.get(doc).cloned())
-            .collect())
+            .collect()
     }
 }
 
@@ -238,6 +303,7 @@ mod tests {
             relevant: relevant.iter().map(|s| s.to_string()).collect(),
             kind: "multi".into(),
             needs: needs.iter().map(|s| s.to_string()).collect(),
+            half: Half::Tune,
         };
         let questions = [q(&["a", "b"], &["a", "b"]), q(&["c"], &["c"])];
         let ranked = |text: &str| -> anyhow::Result<Vec<String>> {
@@ -253,6 +319,23 @@ mod tests {
         assert_eq!((s.recall_at_5, s.recall_at_10), (0.0, 0.5));
         assert_eq!(s.mrr_at_10, 1.0 / 6.0 / 2.0);
         assert_eq!((s.any_need_at_10, s.all_needs_at_10), (0.5, 0.0));
+    }
+
+    #[test]
+    fn each_kind_is_split_alternately_in_file_order() {
+        let questions = questions(&fixtures().join("questions.json")).unwrap();
+        for kind in KINDS {
+            let halves: Vec<Half> = questions
+                .iter()
+                .filter(|q| q.kind == kind)
+                .map(|q| q.half)
+                .collect();
+            for (nth, half) in halves.iter().enumerate() {
+                assert_eq!(*half, Half::of_nth_in_kind(nth), "{kind} {nth}");
+            }
+            let tune = halves.iter().filter(|h| **h == Half::Tune).count();
+            assert_eq!(tune, halves.len().div_ceil(2), "{kind}");
+        }
     }
 
     #[test]

@@ -254,18 +254,7 @@ impl SystemIndex {
         };
         let mut scores: HashMap<usize, f64> = HashMap::new();
         if let Some(expr) = expr {
-            let w = self.system.weights();
-            let mut stmt = self.db.prepare_cached(
-                "SELECT rowid, bm25(fts, ?2, ?3, ?4, ?5, ?6) FROM fts WHERE fts MATCH ?1",
-            )?;
-            let rows = stmt.query_map(
-                rusqlite::params![expr, w[0], w[1], w[2], w[3], w[4]],
-                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, f64>(1)?)),
-            )?;
-            for row in rows {
-                let (rowid, bm25) = row?;
-                scores.insert(usize::try_from(rowid).unwrap_or(usize::MAX), -bm25);
-            }
+            scores.extend(self.scored(&expr, self.system.weights())?);
         }
         // Short terms: inverse document frequency of each one a document contains.
         let total = self.haystacks.len() as f64;
@@ -281,6 +270,26 @@ impl SystemIndex {
         let mut ranked: Vec<(usize, f64)> = scores.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(ranked.into_iter().take(limit).map(|(doc, _)| doc).collect())
+    }
+}
+
+impl SystemIndex {
+    /// Every document matching the FTS5 expression `expr`, with its BM25
+    /// score under the column `weights` (positive, higher is better), in no
+    /// particular order.
+    pub fn scored(&self, expr: &str, weights: [f64; 5]) -> rusqlite::Result<Vec<(usize, f64)>> {
+        let w = weights;
+        let mut stmt = self.db.prepare_cached(
+            "SELECT rowid, bm25(fts, ?2, ?3, ?4, ?5, ?6) FROM fts WHERE fts MATCH ?1",
+        )?;
+        let rows = stmt.query_map(
+            rusqlite::params![expr, w[0], w[1], w[2], w[3], w[4]],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, f64>(1)?)),
+        )?;
+        rows.map(|row| {
+            row.map(|(rowid, bm25)| (usize::try_from(rowid).unwrap_or(usize::MAX), -bm25))
+        })
+        .collect()
     }
 }
 
