@@ -66,12 +66,14 @@ const BATCH: usize = 64;
 /// The vectors, and an index of the records' hashes: without it, finding
 /// a record's vector (or that it has none) read the whole `docs` table,
 /// bodies and all, since `hash` follows `body` in a row (0.3 s a query at
-/// 10,000 records; 0.01 s with it).
+/// 10,000 records; 0.01 s with it). A table with rowids: in a `WITHOUT
+/// ROWID` table a row of over about 1,000 bytes spills into a page of its
+/// own, so each vector took a whole 4 KiB page.
 const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS vectors (
     hash BLOB PRIMARY KEY,
     version TEXT NOT NULL,
     vector BLOB NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS docs_hash ON docs (hash, rel_path)";
 
 /// Semantic matching asked of a search: the model, and the query as the
@@ -337,10 +339,9 @@ fn embed_text([name, description, body]: &[String; 3]) -> String {
     }
 }
 
-/// A vector's bytes: 16-bit floats, little-endian. A row of 32-bit floats
-/// (2 KiB and its key) did not fit two to a 4 KiB page, so 20 MB of vectors
-/// took 46 MB of index at 10,000 records; half precision changes a cosine
-/// by less than 0.001 (`half_precision_keeps_cosines`).
+/// A vector's bytes: 16-bit floats, little-endian: three rows to a 4 KiB
+/// page where 32-bit floats (2 KiB and the key) fitted one; half precision
+/// changes a cosine by less than 0.001 (`half_precision_keeps_cosines`).
 fn to_bytes(vector: &Embedding) -> Vec<u8> {
     vector
         .iter()

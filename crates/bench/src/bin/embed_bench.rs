@@ -61,7 +61,7 @@ fn main() -> anyhow::Result<()> {
     );
     println!("peak RSS after loading: {} MiB", peak_rss_mib());
 
-    let prompts = context::prompts(&context::fixtures())?;
+    let prompts = context::prompts(&context::fixtures().join("prompts.json"))?;
     let mut queries = Vec::new();
     for prompt in &prompts {
         queries.push(timed(|| model.embed(&prompt.text))?);
