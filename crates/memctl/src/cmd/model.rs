@@ -67,7 +67,7 @@ fn install(ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
          semantic matching stays off until you turn it on: add to {config}\n\
          \n  [semantic]\n  model = {:?}\n\n\
          or set {}={}, then run `memctl reindex` to embed the records at once\n\
-         (otherwise the first search or prompt embeds them: about a minute for 10,000)\n",
+         (otherwise the first search embeds them: half a minute or more for 10,000)\n",
         mdembed::MODEL_NAME,
         ui::shown_path(&dest),
         dest.display().to_string(),
