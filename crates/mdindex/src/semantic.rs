@@ -360,8 +360,10 @@ fn from_bytes(bytes: &[u8]) -> Option<Embedding> {
     Some(vector)
 }
 
-/// Reciprocal-rank fusion of `rankings` (each best first): every key with
-/// its fused score, best first; ties keep the order of first appearance.
+/// Weighted reciprocal-rank fusion of the ranking by words and the one by
+/// meaning (each best first; meaning's counts [`MEANING_WEIGHT`]): every key
+/// with its fused score, best first; ties keep the order of first
+/// appearance, words' first.
 pub fn fuse<K: Clone + Eq + std::hash::Hash>(by_words: &[K], by_meaning: &[K]) -> Vec<(K, f64)> {
     let mut scores: HashMap<K, (f64, usize)> = HashMap::new();
     let mut seen = 0;
