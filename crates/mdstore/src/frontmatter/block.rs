@@ -183,7 +183,10 @@ fn split_key_line(content: &str) -> Option<(String, &str)> {
         .char_indices()
         .find(|&(i, c)| c == ':' && is_value_indicator(&content[i..]))
         .map(|(i, _)| i)?;
-    let key = content[..colon].trim_end();
+    // YAML's white space is spaces and tabs; `trim_end` also took other
+    // Unicode spaces that belong to the key (U+2000 after `ⵯ`, found by
+    // `unknown_keys_survive_a_rewrite`).
+    let key = content[..colon].trim_end_matches([' ', '\t']);
     (!key.is_empty()).then(|| (key.to_string(), &content[colon + 1..]))
 }
 
@@ -295,6 +298,8 @@ mod tests {
     #[case::quoted_no_colon("'text' here\n", None)]
     #[case::crlf("name: a\r\n", Some("name"))]
     #[case::tab_after_colon("name:\ta\n", Some("name"))]
+    #[case::space_before_colon("name  : a\n", Some("name"))]
+    #[case::unicode_space_ends_the_key("\u{2d6f}\u{2000}: a\n", Some("\u{2d6f}\u{2000}"))]
     fn keys_of_lines(#[case] line: &str, #[case] key: Option<&str>) {
         assert_eq!(key_of(line_content(line)).as_deref(), key);
     }
