@@ -75,7 +75,7 @@ impl Model {
             ));
         }
         let weights =
-            Weights::from_arrays(&parts.arrays).map_err(|e| Error::format(path, "weights", e))?;
+            Weights::from_dense(parts.dense).map_err(|e| Error::format(path, "weights", e))?;
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Model {
             tokenizer,

@@ -51,44 +51,14 @@ const MAGIC: &[u8] = b"\x93NUMPY";
 
 impl Array {
     /// Parses a whole `.npy` file; the error says what is wrong with it.
-    pub(crate) fn parse(bytes: Vec<u8>) -> Result<Array, String> {
-        let (header_len, header_start): (Option<usize>, usize) = match bytes.get(..MAGIC.len() + 2)
-        {
-            Some([.., 1, _]) if bytes.starts_with(MAGIC) => {
-                (u16_at(&bytes, 8).map(usize::from), 10)
-            }
-            Some([.., 2 | 3, _]) if bytes.starts_with(MAGIC) => {
-                (u32_at(&bytes, 8).and_then(|n| usize::try_from(n).ok()), 12)
-            }
-            _ => return Err("not a .npy array (no \\x93NUMPY magic of version 1-3)".into()),
-        };
-        let header_end = header_len
-            .and_then(|n| header_start.checked_add(n))
-            .filter(|&end| end <= bytes.len())
-            .ok_or("the .npy header is cut short")?;
-        let header = std::str::from_utf8(&bytes[header_start..header_end])
-            .map_err(|_| "the .npy header is not text")?;
-        let descr = dict_value(header, "descr")?;
-        let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-        let dtype = Dtype::from_descr(descr)
-            .ok_or_else(|| format!("element type {descr:?} is not one the model uses"))?;
-        if dict_value(header, "fortran_order")? != "False" {
-            return Err("Fortran-ordered arrays are not supported".into());
-        }
-        let shape = parse_shape(dict_value(header, "shape")?)?;
-        let expected = shape
-            .iter()
-            .try_fold(dtype.size(), |n, &d| n.checked_mul(d))
-            .ok_or("the shape overflows")?;
-        let mut data = bytes;
-        data.drain(..header_end);
-        if data.len() != expected {
-            return Err(format!(
-                "holds {} data bytes, shape {shape:?} needs {expected}",
-                data.len()
-            ));
-        }
-        Ok(Array { dtype, shape, data })
+    pub(crate) fn parse(mut bytes: Vec<u8>) -> Result<Array, String> {
+        let (dtype, shape, start) = header(&bytes)?;
+        bytes.drain(..start);
+        Ok(Array {
+            dtype,
+            shape,
+            data: bytes,
+        })
     }
 
     /// The whole `.npy` file (version 1.0) for this array.
@@ -120,22 +90,7 @@ impl Array {
 
     /// The elements as `f32`, for an array of that type.
     pub(crate) fn f32s(&self) -> Option<Vec<f32>> {
-        (self.dtype == Dtype::F32).then(|| {
-            self.data
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        })
-    }
-
-    /// The single element of a scalar `f64` array.
-    pub(crate) fn f64_scalar(&self) -> Option<f64> {
-        match (self.dtype, self.data.as_slice()) {
-            (Dtype::F64, [a, b, c, d, e, f, g, h]) => {
-                Some(f64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h]))
-            }
-            _ => None,
-        }
+        (self.dtype == Dtype::F32).then(|| f32s_of(&self.data))
     }
 
     pub(crate) fn from_f32s(shape: Vec<usize>, values: &[f32]) -> Array {
@@ -145,6 +100,50 @@ impl Array {
             data: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
         }
     }
+}
+
+/// A whole `.npy` file's element type and shape, and where its data starts,
+/// after checking that the data is as long as they say.
+pub(crate) fn header(bytes: &[u8]) -> Result<(Dtype, Vec<usize>, usize), String> {
+    let (header_len, header_start): (Option<usize>, usize) = match bytes.get(..MAGIC.len() + 2) {
+        Some([.., 1, _]) if bytes.starts_with(MAGIC) => (u16_at(bytes, 8).map(usize::from), 10),
+        Some([.., 2 | 3, _]) if bytes.starts_with(MAGIC) => {
+            (u32_at(bytes, 8).and_then(|n| usize::try_from(n).ok()), 12)
+        }
+        _ => return Err("not a .npy array (no \\x93NUMPY magic of version 1-3)".into()),
+    };
+    let header_end = header_len
+        .and_then(|n| header_start.checked_add(n))
+        .filter(|&end| end <= bytes.len())
+        .ok_or("the .npy header is cut short")?;
+    let header = std::str::from_utf8(&bytes[header_start..header_end])
+        .map_err(|_| "the .npy header is not text")?;
+    let descr = dict_value(header, "descr")?;
+    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+    let dtype = Dtype::from_descr(descr)
+        .ok_or_else(|| format!("element type {descr:?} is not one the model uses"))?;
+    if dict_value(header, "fortran_order")? != "False" {
+        return Err("Fortran-ordered arrays are not supported".into());
+    }
+    let shape = parse_shape(dict_value(header, "shape")?)?;
+    let expected = shape
+        .iter()
+        .try_fold(dtype.size(), |n, &d| n.checked_mul(d))
+        .ok_or("the shape overflows")?;
+    let held = bytes.len() - header_end;
+    if held != expected {
+        return Err(format!(
+            "holds {held} data bytes, shape {shape:?} needs {expected}"
+        ));
+    }
+    Ok((dtype, shape, header_end))
+}
+
+/// Little-endian `f32`s.
+pub(crate) fn f32s_of(data: &[u8]) -> Vec<f32> {
+    data.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {

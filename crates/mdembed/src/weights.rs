@@ -120,27 +120,114 @@ pub(crate) struct Weights {
     pub lo: [f32; CHUNKS],
 }
 
-impl Weights {
-    /// Builds the weights from checked arrays (every name of
-    /// [`dense_shapes`] and [`EPS`]); the error names a missing or
-    /// wrong one.
-    pub(crate) fn from_arrays(arrays: &HashMap<String, Array>) -> Result<Weights, String> {
-        let mut values: HashMap<&str, Vec<f32>> = HashMap::new();
-        let shapes = dense_shapes();
-        for (name, shape) in &shapes {
-            let array = arrays.get(name).ok_or_else(|| format!("{name}: missing"))?;
-            check(name, array, Dtype::F32, shape)?;
-            let floats = array.f32s().ok_or_else(|| format!("{name}: not f32"))?;
-            if floats.iter().any(|v| !v.is_finite()) {
-                return Err(format!("{name}: holds a value that is not a finite number"));
-            }
-            values.insert(name, floats);
+/// The dense arrays, checked: each of [`dense_shapes`] as finite `f32`s
+/// of its shape, by name, and [`EPS`]. Each is converted once, from the
+/// bytes it was read in, into the vector the forward pass keeps: loading
+/// is most of a hook's cost when meaning orders its records.
+#[derive(Default)]
+pub(crate) struct Dense {
+    floats: HashMap<String, Vec<f32>>,
+    eps: Option<f64>,
+}
+
+impl Dense {
+    /// The dense arrays among `arrays` (the package's `weights.npz`).
+    pub(crate) fn from_arrays(arrays: &HashMap<String, Array>) -> Result<Dense, String> {
+        let mut dense = Dense::default();
+        for name in dense_names() {
+            let array = arrays
+                .get(&name)
+                .ok_or_else(|| format!("{name}: missing"))?;
+            dense.add(&name, array.dtype, &array.shape, &array.data)?;
         }
-        let eps = arrays
-            .get(EPS)
-            .and_then(Array::f64_scalar)
-            .filter(|e| e.is_finite() && *e > 0.0)
-            .ok_or_else(|| format!("{EPS}: missing or not a positive f64 scalar"))?;
+        Ok(dense)
+    }
+
+    /// Adds one array (its element type, shape and little-endian data);
+    /// the error names it and says what is wrong.
+    pub(crate) fn add(
+        &mut self,
+        name: &str,
+        dtype: Dtype,
+        shape: &[usize],
+        data: &[u8],
+    ) -> Result<(), String> {
+        if name == EPS {
+            let eps = match (dtype, shape, data) {
+                (Dtype::F64, [], [a, b, c, d, e, f, g, h]) => {
+                    Some(f64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h]))
+                }
+                _ => None,
+            };
+            self.eps = Some(
+                eps.filter(|e| e.is_finite() && *e > 0.0)
+                    .ok_or_else(|| format!("{EPS}: not a positive f64 scalar"))?,
+            );
+            return Ok(());
+        }
+        let (_, expected) = dense_shapes()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| format!("{name}: not an array of the model"))?;
+        if dtype != Dtype::F32 || shape != expected.as_slice() {
+            return Err(format!(
+                "{name}: {dtype:?} {shape:?}, expected {:?} {expected:?}",
+                Dtype::F32
+            ));
+        }
+        let floats = crate::npy::f32s_of(data);
+        if floats.iter().any(|v| !v.is_finite()) {
+            return Err(format!("{name}: holds a value that is not a finite number"));
+        }
+        self.floats.insert(name.to_string(), floats);
+        Ok(())
+    }
+
+    /// Each array as NumPy would write it, by name, for a compiled model.
+    pub(crate) fn arrays(&self) -> Vec<(String, Array)> {
+        let mut arrays: Vec<(String, Array)> = dense_shapes()
+            .into_iter()
+            .filter_map(|(name, shape)| {
+                let floats = self.floats.get(&name)?;
+                let array = Array::from_f32s(shape, floats);
+                Some((name, array))
+            })
+            .collect();
+        if let Some(eps) = self.eps {
+            let scalar = Array {
+                dtype: Dtype::F64,
+                shape: Vec::new(),
+                data: eps.to_le_bytes().to_vec(),
+            };
+            arrays.push((EPS.to_string(), scalar));
+        }
+        arrays
+    }
+}
+
+/// The name of every dense array and of [`EPS`].
+pub(crate) fn dense_names() -> impl Iterator<Item = String> {
+    dense_shapes()
+        .into_iter()
+        .map(|(name, _)| name)
+        .chain([EPS.to_string()])
+}
+
+impl Weights {
+    /// Builds the weights from checked arrays; the error names a missing
+    /// one.
+    pub(crate) fn from_dense(dense: Dense) -> Result<Weights, String> {
+        let Dense {
+            floats: mut values,
+            eps,
+        } = dense;
+        let eps = eps.ok_or_else(|| format!("{EPS}: missing"))?;
+        if let Some((name, _)) = dense_shapes()
+            .iter()
+            .find(|(name, _)| !values.contains_key(name))
+        {
+            return Err(format!("{name}: missing"));
+        }
         let mut take = |name: &str| values.remove(name).unwrap_or_default();
         let matrix = |v: Vec<f32>, rows: usize, cols: usize| {
             Array2::from_shape_vec((rows, cols), v).map_err(|e| e.to_string())
