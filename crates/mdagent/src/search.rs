@@ -1,9 +1,13 @@
 //! What both faces' `search` decide alike: the query as parsed and
-//! checked, the stores it covers, and what to say of a query that cannot
-//! be searched for.
+//! checked, the stores it covers, how each is searched (by meaning too
+//! when a model is in force), and what to say of a query that cannot be
+//! searched for.
+
+use std::path::Path;
 
 use mdindex::query::{self, Query, QueryError};
-use mdstore::{RecordType, Scope};
+use mdindex::{Progress, SearchOutcome};
+use mdstore::{RecordType, Scope, Store};
 
 /// SPEC §5's query, refused only when it names an unknown filter value or
 /// selects nothing (`*`, `(`) even with the `types` asked for.
@@ -18,6 +22,44 @@ pub fn wanted_scopes(asked: Option<&[Scope]>, query: &Query) -> Vec<Scope> {
         Some(asked) => asked.to_vec(),
         None if query.scopes.is_empty() => vec![Scope::Workspace, Scope::Global],
         None => query.scopes.clone(),
+    }
+}
+
+/// A search as asked: the query parsed ([`parse`]) and as the user wrote
+/// it (the model reads text, not the parsed terms), how many hits, which
+/// types.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked<'a> {
+    pub query: &'a Query,
+    pub text: &'a str,
+    pub limit: usize,
+    pub types: &'a [RecordType],
+}
+
+/// One store's answer to `asked`: words and meaning fused when `model` is
+/// given (`crate::semantic::in_force`), words alone otherwise. When the
+/// model fails mid-search the answer is by words and
+/// [`SearchOutcome::semantic_failed`] says why: say it once and search the
+/// other stores without the model.
+pub fn search_store(
+    store: &Store,
+    cache: &Path,
+    asked: &Asked<'_>,
+    model: Option<&mdembed::Model>,
+    progress: &mut dyn FnMut(Progress),
+) -> mdindex::Result<SearchOutcome> {
+    let Asked {
+        query,
+        text,
+        limit,
+        types,
+    } = *asked;
+    match model {
+        Some(model) => {
+            let semantic = mdindex::Semantic { model, text };
+            mdindex::hybrid_search_store(store, cache, query, limit, types, semantic, progress)
+        }
+        None => mdindex::search_store(store, cache, query, limit, types, progress),
     }
 }
 

@@ -89,6 +89,30 @@ pub fn availability() -> Result<Availability, SettingError> {
     Ok(mdembed::open_configured(model_setting()?.as_deref()))
 }
 
+/// The model, when semantic matching is on and usable. When it is on but
+/// cannot be used, why, in `warnings` (a caller never fails for it: it
+/// searches words alone and says so once).
+pub fn in_force(warnings: &mut Vec<String>) -> Option<Box<mdembed::Model>> {
+    match availability() {
+        Ok(Availability::Usable(model)) => Some(model),
+        Ok(broken @ Availability::Broken { .. }) => {
+            warnings.extend(broken.explain());
+            None
+        }
+        Ok(Availability::NotConfigured) => None,
+        Err(e) => {
+            warnings.push(off_because(e));
+            None
+        }
+    }
+}
+
+/// What to say when the model cannot be used for this search, or failed
+/// in it: the answer is by words alone.
+pub fn off_because(why: impl std::fmt::Display) -> String {
+    format!("semantic matching is off: {why}; searching words only")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,21 +165,26 @@ pub fn recall_store(
     search_with(store, cache_dir, &search, progress)
 }
 
-/// [`recall_store`] with the records that pass put in the order of the
-/// fusion of their lexical order and their closeness to the prompt: the
-/// decision which records pass stays lexical ([`Index::rerank`]).
-pub fn hybrid_recall_store(
+/// `hits` of `store` (best first, as a recall of it has just answered) in
+/// the order of the fusion of that order with their closeness to
+/// `semantic`'s text ([`Index::rerank`]), after embedding those that have
+/// no vector: meaning orders, it neither adds a record nor drops one.
+/// `None` when the index cannot be used as it is: it is neither built nor
+/// synced here, since the hits were found in it a moment ago and only
+/// their order is asked, and a hook does not rebuild an index to order
+/// two records. `context` asks this only when there are two records to
+/// order, so that the model is loaded only then.
+pub fn rerank_store(
     store: &Store,
     cache_dir: &Path,
-    query: &Query,
-    limit: usize,
-    threshold: &relevance::Threshold,
+    hits: Vec<Hit>,
     semantic: Semantic<'_>,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<SearchOutcome> {
-    let mut search = Search::new(query, limit, &[], Judge::Recall(*threshold));
-    search.semantic = Some(semantic);
-    search_with(store, cache_dir, &search, progress)
+) -> Result<Option<semantic::Reranked>> {
+    match Index::open_existing(store, cache_dir) {
+        Ok(index) => index.rerank(hits, semantic).map(Some),
+        Err(Error::Unusable { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 fn search_with(
@@ -278,10 +283,7 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
     let mut vectors = None;
     let mut semantic_failed = None;
     let mut semantic = search.semantic;
-    // `context` embeds only the records it shows (in `rerank`); a search
-    // ranks every record by meaning, so it needs every vector.
-    let ranks_all = !matches!(search.judge, Judge::Recall(_));
-    if let Some(asked) = semantic.filter(|_| ranks_all) {
+    if let Some(asked) = semantic {
         match index.refresh_vectors(asked.model)? {
             Ok(report) => vectors = Some(report),
             Err(failure) => {
@@ -293,22 +295,8 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
     let (query, limit, types) = (search.query, search.limit, search.types);
     let mut fell_back = |failure: EmbedFailure| semantic_failed = Some(failure);
     let (hits, evidence) = match (search.judge, semantic) {
-        (Judge::Recall(threshold), semantic) => {
-            let passed = index.recall(query, limit, &threshold)?;
-            let passed = match semantic {
-                None => passed,
-                Some(semantic) => match index.rerank(passed.clone(), semantic)? {
-                    Ok((reranked, report)) => {
-                        vectors = Some(report);
-                        reranked
-                    }
-                    Err(failure) => {
-                        fell_back(failure);
-                        passed
-                    }
-                },
-            };
-            passed.into_iter().unzip()
+        (Judge::Recall(threshold), _) => {
+            index.recall(query, limit, &threshold)?.into_iter().unzip()
         }
         (judge, semantic) => {
             let hits = match semantic {

@@ -84,9 +84,9 @@ pub struct Semantic<'a> {
     pub text: &'a str,
 }
 
-/// [`Index::rerank`]'s answer: the hits in their new order, and what
-/// embedding the ones without a vector did.
-pub(crate) type Reranked<E> = (Vec<(Hit, E)>, VectorReport);
+/// [`Index::rerank`]'s answer: the hits in their new order and what
+/// embedding the ones without a vector did, or the model's failure.
+pub type Reranked = std::result::Result<(Vec<Hit>, VectorReport), EmbedFailure>;
 
 /// What [`Index::refresh_vectors`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -276,26 +276,22 @@ impl Index {
         Ok(ranked)
     }
 
-    /// `passed` (the records the lexical decision lets through, best
-    /// first) in the order of the fusion of that order with their
+    /// `passed` (records the lexical decision let through, best first) in
+    /// the order of the fusion of that order with their
     /// closeness to the prompt, each hit's score its fused score, after
     /// embedding those of them that have no vector
     /// ([`Index::refresh_vectors_of`]). Meaning only reorders here: it
     /// neither adds a record nor drops one, since no cosine tells a prompt
     /// that deserves a record from one that deserves none
     /// (docs/RETRIEVAL.md).
-    pub(crate) fn rerank<E>(
-        &self,
-        passed: Vec<(Hit, E)>,
-        semantic: Semantic<'_>,
-    ) -> Result<Result<Reranked<E>, EmbedFailure>> {
+    pub fn rerank(&self, passed: Vec<Hit>, semantic: Semantic<'_>) -> Result<Reranked> {
         if passed.len() < 2 {
             return Ok(Ok((passed, VectorReport::default())));
         }
         let root = self.store.root();
         let rel_paths: Vec<String> = passed
             .iter()
-            .map(|(hit, _)| {
+            .map(|hit| {
                 let rel = hit.path.strip_prefix(root).unwrap_or(&hit.path);
                 crate::rows::rel_key(rel)
             })
@@ -315,13 +311,13 @@ impl Index {
             .map(|(rel_path, _)| rel_path)
             .collect();
         let fused = fuse(&rel_paths, &near);
-        let mut by_path: HashMap<String, (Hit, E)> = rel_paths.into_iter().zip(passed).collect();
+        let mut by_path: HashMap<String, Hit> = rel_paths.into_iter().zip(passed).collect();
         let reranked = fused
             .into_iter()
             .filter_map(|(rel_path, score)| {
-                let (mut hit, evidence) = by_path.remove(&rel_path)?;
+                let mut hit = by_path.remove(&rel_path)?;
                 hit.score = score;
-                Some((hit, evidence))
+                Some(hit)
             })
             .collect();
         Ok(Ok((reranked, report)))

@@ -12,45 +12,31 @@ use crate::stores::ScopedStore;
 /// The records of `stores` that pass the relevance threshold for `query`,
 /// best first, at most `ask.max`, none already shown; `warnings` gets what
 /// the caller should say on the side (a temporary index, a model that
-/// failed). With `semantic`, those that pass are ordered by words and
-/// meaning fused; which pass is still decided by words.
+/// failed). Which records pass is decided by words; with semantic matching
+/// on, meaning then orders each store's records ([`order_by_meaning`]).
 pub fn recall(
     stores: &[ScopedStore],
     query: &mdindex::query::Query,
-    mut semantic: Option<mdindex::Semantic<'_>>,
+    prompt: &str,
     ask: &Ask<'_>,
     now: jiff::Timestamp,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Recalled>, ContextError> {
     let cache = mdindex::cache_dir_from_env();
     let mut per_store: Vec<(&ScopedStore, Vec<Hit>)> = Vec::new();
+    let mut in_cache = Vec::new();
     let limit = candidates(ask.max);
     for scoped in stores {
-        let (store, progress) = (&scoped.store, &mut |_| {});
-        let outcome = match semantic {
-            Some(semantic) => mdindex::hybrid_recall_store(
-                store, &cache, query, limit, &THRESHOLD, semantic, progress,
-            ),
-            None => mdindex::recall_store(store, &cache, query, limit, &THRESHOLD, progress),
-        }
-        .map_err(|source| ContextError::Search {
-            scope: scoped.scope.as_str(),
-            root: scoped.store.root().to_path_buf(),
-            source: Box::new(source),
-        })?;
+        let outcome =
+            mdindex::recall_store(&scoped.store, &cache, query, limit, &THRESHOLD, &mut |_| {})
+                .map_err(|source| search_error(scoped, source))?;
         if let Some(why) = &outcome.temporary_index {
             warnings.push(format!(
                 "the index of the {} store cannot be kept in the cache folder ({why}); answered from a temporary index, rebuilt for every prompt",
                 scoped.scope.as_str()
             ));
         }
-        if let Some(failure) = &outcome.semantic_failed {
-            // Said once: the other stores are searched by words alone.
-            warnings.push(format!(
-                "semantic matching is off: {failure}; searching words only"
-            ));
-            semantic = None;
-        }
+        in_cache.push(outcome.temporary_index.is_none());
         let relevant = outcome
             .hits
             .into_iter()
@@ -62,6 +48,7 @@ pub fn recall(
             .collect();
         per_store.push((scoped, relevant));
     }
+    order_by_meaning(&mut per_store, &in_cache, &cache, prompt, warnings);
     // Merged over every candidate, then cut to `max` after reading: a hit
     // whose record has expired (or went away) leaves its place to the next.
     let now = jiff::Timestamp::now();
@@ -70,4 +57,62 @@ pub fn recall(
         .filter_map(|(scoped, hit)| read::recalled(scoped, hit, now))
         .take(ask.max)
         .collect())
+}
+
+/// Puts each store's records in the order of words and meaning fused
+/// (`mdindex::rerank_store`), when semantic matching is on and a store has
+/// two records or more to order: only then is the model loaded (30 ms or
+/// so, beside a hook's 5 to 15 ms). A store whose index lives in no cache
+/// folder (`in_cache` false) keeps the order of words: its vectors would
+/// be embedded again for every prompt. A model that fails is said once,
+/// and the stores not yet ordered keep the order of words.
+fn order_by_meaning(
+    per_store: &mut [(&ScopedStore, Vec<Hit>)],
+    in_cache: &[bool],
+    cache: &std::path::Path,
+    prompt: &str,
+    warnings: &mut Vec<String>,
+) {
+    let to_order = |hits: &Vec<Hit>, kept: bool| kept && hits.len() >= 2;
+    if !per_store
+        .iter()
+        .zip(in_cache)
+        .any(|((_, hits), &kept)| to_order(hits, kept))
+    {
+        return;
+    }
+    let Some(model) = crate::semantic::in_force(warnings) else {
+        return;
+    };
+    let semantic = mdindex::Semantic {
+        model: &model,
+        text: prompt,
+    };
+    for ((scoped, hits), &kept) in per_store.iter_mut().zip(in_cache) {
+        if !to_order(hits, kept) {
+            continue;
+        }
+        match mdindex::rerank_store(&scoped.store, cache, hits.clone(), semantic) {
+            Ok(Some(Ok((ordered, _)))) => *hits = ordered,
+            Ok(Some(Err(failure))) => {
+                warnings.push(crate::semantic::off_because(failure));
+                return;
+            }
+            // The index went away since the words were searched.
+            Ok(None) => {}
+            // Found since the words were searched; the next prompt rebuilds.
+            Err(e) => warnings.push(format!(
+                "the {} store's records are in the order of words: {e}",
+                scoped.scope.as_str()
+            )),
+        }
+    }
+}
+
+fn search_error(scoped: &ScopedStore, source: mdindex::Error) -> ContextError {
+    ContextError::Search {
+        scope: scoped.scope.as_str(),
+        root: scoped.store.root().to_path_buf(),
+        source: Box::new(source),
+    }
 }

@@ -83,42 +83,9 @@ pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
         .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?)))
     {
         let warnings = &mut context.warnings;
-        context.records = choose::recall(&stores, &query, None, ask, now, warnings)?;
-        // Meaning only orders the records words chose, so the model (30 to
-        // 60 ms to load, beside a hook's 5 to 15 ms) is loaded only when
-        // there are two to order; then the choice is made again, by words,
-        // with meaning ordering what they let through.
-        if context.records.len() >= 2
-            && let Some(model) = semantic_model(warnings)
-        {
-            let semantic = Some(mdindex::Semantic {
-                model: &model,
-                text: prompt,
-            });
-            context.records = choose::recall(&stores, &query, semantic, ask, now, warnings)?;
-        }
+        context.records = choose::recall(&stores, &query, prompt, ask, now, warnings)?;
     }
     Ok(context)
-}
-
-/// The model, when semantic matching is on and usable; why not, in
-/// `warnings`, when it is on but cannot be used (context never fails for
-/// it: the records are then chosen by words alone).
-fn semantic_model(warnings: &mut Vec<String>) -> Option<Box<mdembed::Model>> {
-    match crate::semantic::availability() {
-        Ok(mdembed::Availability::Usable(model)) => Some(model),
-        Ok(broken @ mdembed::Availability::Broken { .. }) => {
-            warnings.extend(broken.explain());
-            None
-        }
-        Ok(mdembed::Availability::NotConfigured) => None,
-        Err(e) => {
-            warnings.push(format!(
-                "semantic matching is off: {e}; searching words only"
-            ));
-            None
-        }
-    }
 }
 
 /// The key of a record in session state.

