@@ -1,7 +1,8 @@
 //! Whole-process time of `memctl context --hook claude-code` answering a
 //! UserPromptSubmit event, at 1,000 and 10,000 generated records, with and
 //! without a running `memctl watch` (docs/BENCHMARKS.md; target: under 50 ms
-//! at 10,000 records with a watcher). Run on demand, never as a test:
+//! at 10,000 records with a watcher), with semantic matching on when
+//! `MEMCTL_EMBED_MODEL` names a model. Run on demand, never as a test:
 //!
 //! `cargo build --release -p memctl -p memctl-bench &&
 //!  target/release/context_bench --memctl target/release/memctl [--sizes 1000,10000] [--keep DIR]`
@@ -58,6 +59,26 @@ fn common_words_prompt() -> String {
     generate::TOPICS.join(" ")
 }
 
+/// Three records written beside the generated ones, and a prompt that two
+/// of them answer: with semantic matching on, the model is loaded to put
+/// those two in order (the hook's dearest case; issue 18).
+const TWO_TO_ORDER: [(&str, &str); 3] = [
+    (
+        "invoice-rounding",
+        "---\nname: invoice-rounding\ndescription: Invoice totals round half to even, to the cent, since the rounding release\ntype: project\n---\nInvoice totals are rounded half to even at the cent. The rounding release changed it from half up; old invoices keep their totals.\n",
+    ),
+    (
+        "ledger-export-signing",
+        "---\nname: ledger-export-signing\ndescription: Ledger exports are signed with the release signing key from the vault\ntype: reference\n---\nEvery ledger export is signed with the release signing key; the key lives in the team vault, never in the repository.\n",
+    ),
+    (
+        "pytest-only",
+        "---\nname: pytest-only\ndescription: Tests use pytest, not unittest\ntype: feedback\n---\nWrite tests with pytest. Do not add unittest classes.\n",
+    ),
+];
+const TWO_TO_ORDER_PROMPT: &str =
+    "before the invoice rounding release, which key signs the ledger exports?";
+
 fn main() -> anyhow::Result<()> {
     let mut memctl = PathBuf::from("target/release/memctl");
     let mut sizes = vec![1_000, 10_000];
@@ -90,6 +111,9 @@ fn main() -> anyhow::Result<()> {
     for n in sizes {
         let store = work.join(format!("store-{n}"));
         generate::store(&store, n)?;
+        for (name, text) in TWO_TO_ORDER {
+            std::fs::write(store.join(format!("{name}.md")), text)?;
+        }
         let bench = Bench {
             memctl: memctl.clone(),
             store,
@@ -105,6 +129,7 @@ fn main() -> anyhow::Result<()> {
             ("matching, naming the record", answered.as_str()),
             ("nothing relevant", NOTHING),
             ("34 words, each in half the records", common.as_str()),
+            ("two records to order", TWO_TO_ORDER_PROMPT),
         ] {
             let cold = bench.median(prompt)?;
             let mut watcher = bench.start_watcher()?;
