@@ -62,7 +62,12 @@ pub(crate) fn pack(arrays: &HashMap<String, Array>) -> std::result::Result<Vec<u
         let array = arrays
             .get(&name)
             .ok_or_else(|| format!("{name}: missing"))?;
-        weights::check(&name, array, Dtype::U8, &[CHUNK_ROWS, DIM])?;
+        weights::check(
+            &name,
+            (array.dtype, &array.shape),
+            Dtype::U8,
+            &[CHUNK_ROWS, DIM],
+        )?;
         if array.data.iter().any(|&code| code >= 1 << TABLE_BITS) {
             return Err(format!(
                 "{name}: holds a code of more than {TABLE_BITS} bits"

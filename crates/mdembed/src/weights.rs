@@ -66,17 +66,18 @@ pub(crate) fn dense_shapes() -> Vec<(String, Vec<usize>)> {
 /// The name of the scalar array holding the layer norms' epsilon.
 pub(crate) const EPS: &str = "eps";
 
-/// Checks one array against what the model needs of it; the error names it.
+/// Checks one array's element type and shape (`found`) against what the
+/// model needs of it; the error names it.
 pub(crate) fn check(
     name: &str,
-    array: &Array,
+    found: (Dtype, &[usize]),
     dtype: Dtype,
     shape: &[usize],
 ) -> Result<(), String> {
-    if array.dtype != dtype || array.shape != shape {
+    let (found_dtype, found_shape) = found;
+    if found_dtype != dtype || found_shape != shape {
         return Err(format!(
-            "{name}: {:?} {:?}, expected {dtype:?} {shape:?}",
-            array.dtype, array.shape
+            "{name}: {found_dtype:?} {found_shape:?}, expected {dtype:?} {shape:?}"
         ));
     }
     Ok(())
@@ -169,12 +170,7 @@ impl Dense {
             .into_iter()
             .find(|(n, _)| n == name)
             .ok_or_else(|| format!("{name}: not an array of the model"))?;
-        if dtype != Dtype::F32 || shape != expected.as_slice() {
-            return Err(format!(
-                "{name}: {dtype:?} {shape:?}, expected {:?} {expected:?}",
-                Dtype::F32
-            ));
-        }
+        check(name, (dtype, shape), Dtype::F32, &expected)?;
         let floats = crate::npy::f32s_of(data);
         if floats.iter().any(|v| !v.is_finite()) {
             return Err(format!("{name}: holds a value that is not a finite number"));

@@ -280,7 +280,7 @@ impl Index {
     /// the order of the fusion of that order with their
     /// closeness to the prompt, each hit's score its fused score, after
     /// embedding those of them that have no vector
-    /// ([`Index::refresh_vectors_of`]). Meaning only reorders here: it
+    /// (`Index::refresh_vectors_of`). Meaning only reorders here: it
     /// neither adds a record nor drops one, since no cosine tells a prompt
     /// that deserves a record from one that deserves none
     /// (docs/RETRIEVAL.md).
