@@ -7,7 +7,7 @@
 //! read in full; the table is read a row at a time, so [`verify`] checks it.
 
 use std::fs::File;
-use std::io::{Read as _, Write as _};
+use std::io::{BufReader, Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,10 @@ const KINDS: &str = "tokenizer/types.npy";
 const CHARSMAP: &str = "tokenizer/charsmap.bin";
 const TABLE: &str = "table.bin";
 const LICENSE: &str = "LICENSE";
+/// A `.npy` member's header is found in its first bytes (ours are 128).
+const NPY_START_BYTES: u64 = 4096;
+
+type Archive = zip::ZipArchive<BufReader<File>>;
 
 #[derive(Serialize, Deserialize)]
 struct Manifest {
@@ -159,90 +163,130 @@ pub(crate) fn is_compiled(path: &Path) -> bool {
 /// Reads a compiled model: everything but the table, which stays in the
 /// file and is read a row at a time.
 pub(crate) fn read(path: &Path) -> Result<ModelParts> {
+    let [first, second] = weights::dense_halves();
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| read_dense(&mut open(path)?, path, &second));
+        let mut archive = open(path)?;
+        let manifest: Manifest = serde_json::from_slice(&member(&mut archive, path, MANIFEST)?)
+            .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
+        if manifest.format != FORMAT || manifest.model != MODEL_NAME {
+            return Err(Error::format(
+                path,
+                MANIFEST,
+                format!(
+                    "format {} of model {:?}; this memctl reads format {FORMAT} of {MODEL_NAME:?} (install the model again)",
+                    manifest.format, manifest.model
+                ),
+            ));
+        }
+        let tokenizer = read_tokenizer(&mut archive, path, manifest.tokenizer)?;
+        let mut dense = read_dense(&mut archive, path, &first)?;
+        let other = other
+            .join()
+            .map_err(|_| Error::format(path, "", "the thread reading weights panicked"))??;
+        dense.merge(other).map_err(|e| Error::format(path, "", e))?;
+        let offset = table_offset(&mut archive, path)?;
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(ModelParts {
+            tokenizer,
+            dense,
+            table: Table::File {
+                file,
+                path: PathBuf::from(path),
+                offset,
+            },
+            license: None,
+        })
+    })
+}
+
+/// The compiled model at `path`, opened as a zip.
+fn open(path: &Path) -> Result<Archive> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut archive = zip::ZipArchive::new(file)
-        .map_err(|e| Error::format(path, "", format!("not a compiled model (zip): {e}")))?;
-    let mut member = |name: &str| -> Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        read_member(&mut archive, path, name, &mut bytes)?;
-        Ok(bytes)
+    // Members are read in a stream of small reads (rows of the dense arrays).
+    zip::ZipArchive::new(BufReader::with_capacity(1 << 16, file))
+        .map_err(|e| Error::format(path, "", format!("not a compiled model (zip): {e}")))
+}
+
+fn read_tokenizer(
+    archive: &mut Archive,
+    path: &Path,
+    spec: TokenizerSpec,
+) -> Result<TokenizerParts> {
+    let mut array = |name: &str| {
+        Array::parse(member(archive, path, name)?).map_err(|e| Error::format(path, name, e))
     };
-    let manifest: Manifest = serde_json::from_slice(&member(MANIFEST)?)
-        .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
-    if manifest.format != FORMAT || manifest.model != MODEL_NAME {
-        return Err(Error::format(
-            path,
-            MANIFEST,
-            format!(
-                "format {} of model {:?}; this memctl reads format {FORMAT} of {MODEL_NAME:?} (install the model again)",
-                manifest.format, manifest.model
-            ),
-        ));
-    }
-    let array =
-        |name: &str, bytes: Vec<u8>| Array::parse(bytes).map_err(|e| Error::format(path, name, e));
-    let scores = array(SCORES, member(SCORES)?)?;
-    let kinds = array(KINDS, member(KINDS)?)?;
-    let tokenizer = TokenizerParts {
-        trie: member(TRIE)?,
+    let scores = array(SCORES)?;
+    let kinds = array(KINDS)?;
+    Ok(TokenizerParts {
+        trie: member(archive, path, TRIE)?,
         scores: scores
             .f32s()
             .ok_or_else(|| Error::format(path, SCORES, "not f32"))?,
         kinds: (kinds.dtype == Dtype::U8)
             .then_some(kinds.data)
             .ok_or_else(|| Error::format(path, KINDS, "not u8"))?,
-        charsmap: member(CHARSMAP)?,
-        spec: manifest.tokenizer,
-    };
-    // Each array is read into the same buffer and converted from it once:
-    // read into fresh memory, moved past its header and converted again,
-    // the 16 MB of arrays took 35 MiB of memory at load (25 MiB now).
-    let mut dense = Dense::default();
-    let mut buffer = Vec::new();
-    for name in weights::dense_names() {
-        let member_name = format!("{name}.npy");
-        read_member(&mut archive, path, &member_name, &mut buffer)?;
-        let (dtype, shape, start) =
-            npy::header(&buffer).map_err(|e| Error::format(path, &member_name, e))?;
-        dense
-            .add(&name, dtype, &shape, &buffer[start..])
-            .map_err(|e| Error::format(path, &member_name, e))?;
-    }
-    let offset = table_offset(&mut archive, path)?;
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    Ok(ModelParts {
-        tokenizer,
-        dense,
-        table: Table::File {
-            file,
-            path: PathBuf::from(path),
-            offset,
-        },
-        license: None,
+        charsmap: member(archive, path, CHARSMAP)?,
+        spec,
     })
 }
 
-/// Reads member `name` whole into `bytes` (emptied first; its memory is
-/// kept), which checks its CRC-32.
-fn read_member(
-    archive: &mut zip::ZipArchive<File>,
-    path: &Path,
-    name: &str,
-    bytes: &mut Vec<u8>,
-) -> Result<()> {
+/// The dense arrays, each read in a stream, row by row straight into its
+/// place in the forward pass's arrays ([`Dense::read`]). Read whole into
+/// memory and converted, they took 35 MiB and 24 ms to load, most of it
+/// the kernel handing out fresh pages; now only the arrays kept are.
+fn read_dense(archive: &mut Archive, path: &Path, names: &[String]) -> Result<Dense> {
+    let mut dense = Dense::default();
+    let mut start = Vec::new();
+    for name in names {
+        let member_name = format!("{name}.npy");
+        let in_member = |e: String| Error::format(path, &member_name, e);
+        let mut entry = archive
+            .by_name(&member_name)
+            .map_err(|e| in_member(format!("missing: {e}")))?;
+        let size = usize::try_from(entry.size()).unwrap_or(usize::MAX);
+        start.clear();
+        (&mut entry)
+            .take(NPY_START_BYTES)
+            .read_to_end(&mut start)
+            .map_err(|e| in_member(format!("damaged: {e}")))?;
+        let (dtype, shape, data_start) = npy::header_of(&start, size).map_err(in_member)?;
+        if name == weights::EPS {
+            dense.add(name, dtype, &shape, &start[data_start..])
+        } else {
+            dense.read(
+                name,
+                dtype,
+                &shape,
+                &mut start[data_start..].chain(&mut entry),
+            )
+        }
+        .map_err(in_member)?;
+        // Zip checks a member's CRC-32 when its reader reaches the end.
+        let mut rest = [0u8; 1];
+        match entry.read(&mut rest) {
+            Ok(0) => {}
+            Ok(_) => return Err(in_member("longer than its shape".into())),
+            Err(e) => return Err(in_member(format!("damaged: {e}"))),
+        }
+    }
+    Ok(dense)
+}
+
+/// Member `name` whole (which checks its CRC-32).
+fn member(archive: &mut Archive, path: &Path, name: &str) -> Result<Vec<u8>> {
     let mut entry = archive
         .by_name(name)
         .map_err(|e| Error::format(path, name, format!("missing: {e}")))?;
-    bytes.clear();
-    bytes.reserve(usize::try_from(entry.size()).unwrap_or(0).min(1 << 26));
+    let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0).min(1 << 26));
     entry
-        .read_to_end(bytes)
+        .read_to_end(&mut bytes)
         .map_err(|e| Error::format(path, name, format!("damaged: {e}")))?;
-    Ok(())
+    Ok(bytes)
 }
 
 /// Where the stored table's rows start, after checking its size.
-fn table_offset(archive: &mut zip::ZipArchive<File>, path: &Path) -> Result<u64> {
+fn table_offset(archive: &mut Archive, path: &Path) -> Result<u64> {
     let entry = archive
         .by_name(TABLE)
         .map_err(|e| Error::format(path, TABLE, format!("missing: {e}")))?;

@@ -105,6 +105,15 @@ impl Array {
 /// A whole `.npy` file's element type and shape, and where its data starts,
 /// after checking that the data is as long as they say.
 pub(crate) fn header(bytes: &[u8]) -> Result<(Dtype, Vec<usize>, usize), String> {
+    header_of(bytes, bytes.len())
+}
+
+/// As [`header`], from the first bytes (`bytes`, the header whole) of a
+/// file of `file_len` bytes, so that the data can be read in a stream.
+pub(crate) fn header_of(
+    bytes: &[u8],
+    file_len: usize,
+) -> Result<(Dtype, Vec<usize>, usize), String> {
     let (header_len, header_start): (Option<usize>, usize) = match bytes.get(..MAGIC.len() + 2) {
         Some([.., 1, _]) if bytes.starts_with(MAGIC) => (u16_at(bytes, 8).map(usize::from), 10),
         Some([.., 2 | 3, _]) if bytes.starts_with(MAGIC) => {
@@ -130,7 +139,7 @@ pub(crate) fn header(bytes: &[u8]) -> Result<(Dtype, Vec<usize>, usize), String>
         .iter()
         .try_fold(dtype.size(), |n, &d| n.checked_mul(d))
         .ok_or("the shape overflows")?;
-    let held = bytes.len() - header_end;
+    let held = file_len.saturating_sub(header_end);
     if held != expected {
         return Err(format!(
             "holds {held} data bytes, shape {shape:?} needs {expected}"

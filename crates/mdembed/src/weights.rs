@@ -2,8 +2,9 @@
 //! the same way for the package's `weights.npz` and for a compiled model),
 //! and the dense weights arranged for the forward pass.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use std::io::Read;
 use std::ops::Range;
 
 use ndarray::{Array1, Array2, ArrayViewMut2, Axis, Slice};
@@ -26,22 +27,100 @@ pub(crate) const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
 /// The input of the last layer norm: the raw embedding and three branches.
 pub(crate) const FEATURES: usize = DIM + ORDERS.len() * CNN_DIM;
 
-/// Every dense `f32` array of the model and its shape.
-pub(crate) fn dense_shapes() -> Vec<(String, Vec<usize>)> {
-    let mut shapes = Vec::new();
-    for (order, _) in ORDERS {
+/// One dense `f32` array of the package: its name, its shape, and where
+/// its values go among the arrays the forward pass keeps.
+pub(crate) struct DenseArray {
+    pub name: String,
+    pub shape: Vec<usize>,
+    place: Place,
+}
+
+/// Where an array's rows go in a target array of the forward pass:
+/// source row `r` of `c` values starts at
+/// `(r % period) * width + (r / period) * c + block`. Most arrays are their
+/// own target as they are (`period` = their rows, `width` = `c`); the
+/// three branches' projections go side by side into one `(512, 768)`
+/// matrix (their biases and norms into 768-value vectors), and each
+/// convolution is laid out shifted (see [`Branch`]). Placing each value
+/// once, straight from the bytes read, is what makes loading cheap: on
+/// this machine most of the load was the kernel handing out fresh pages,
+/// so no array is built twice.
+struct Place {
+    target: String,
+    target_len: usize,
+    width: usize,
+    period: usize,
+    block: usize,
+}
+
+impl Place {
+    /// An array that is its own target, `shape` as it is.
+    fn itself(name: &str, shape: &[usize]) -> Place {
+        let (rows, cols) = rows_and_columns(shape);
+        Place {
+            target: name.to_string(),
+            target_len: rows * cols,
+            width: cols,
+            period: rows,
+            block: 0,
+        }
+    }
+
+    /// Where source row `row` of `cols` values starts in the target.
+    fn offset(&self, row: usize, cols: usize) -> usize {
+        (row % self.period) * self.width + (row / self.period) * cols + self.block
+    }
+}
+
+/// A shape as rows of columns (a vector is one row).
+fn rows_and_columns(shape: &[usize]) -> (usize, usize) {
+    match shape {
+        [rows, cols] => (*rows, *cols),
+        _ => (1, shape.iter().product()),
+    }
+}
+
+/// Every dense `f32` array of the model, its shape and its place.
+pub(crate) fn dense_layout() -> Vec<DenseArray> {
+    let side_by_side = ORDERS.len() * CNN_DIM;
+    let mut layout = Vec::new();
+    for (i, (order, _)) in ORDERS.into_iter().enumerate() {
         let window = order * CNN_DIM;
-        for (name, shape) in [
-            ("proj", vec![DIM, CNN_DIM]),
-            ("proj_b", vec![CNN_DIM]),
-            ("ln_g", vec![CNN_DIM]),
-            ("ln_b", vec![CNN_DIM]),
-            ("w1_", vec![window, CNN_DIM]),
-            ("b1_", vec![CNN_DIM]),
-            ("w2_", vec![window, CNN_DIM]),
-            ("b2_", vec![CNN_DIM]),
+        let beside = |target: &str, rows: usize| Place {
+            target: target.to_string(),
+            target_len: rows * side_by_side,
+            width: side_by_side,
+            period: rows,
+            block: i * CNN_DIM,
+        };
+        let shifted = |target: String| Place {
+            target,
+            target_len: window * CNN_DIM,
+            width: window,
+            period: CNN_DIM,
+            block: 0,
+        };
+        for (name, shape, place) in [
+            ("proj", vec![DIM, CNN_DIM], Some(beside("proj", DIM))),
+            ("proj_b", vec![CNN_DIM], Some(beside("proj_b", 1))),
+            ("ln_g", vec![CNN_DIM], Some(beside("proj_ln_g", 1))),
+            ("ln_b", vec![CNN_DIM], Some(beside("proj_ln_b", 1))),
+            (
+                "w1_",
+                vec![window, CNN_DIM],
+                Some(shifted(format!("w1_{order}"))),
+            ),
+            ("b1_", vec![CNN_DIM], None),
+            (
+                "w2_",
+                vec![window, CNN_DIM],
+                Some(shifted(format!("w2_{order}"))),
+            ),
+            ("b2_", vec![CNN_DIM], None),
         ] {
-            shapes.push((format!("{name}{order}"), shape));
+            let name = format!("{name}{order}");
+            let place = place.unwrap_or_else(|| Place::itself(&name, &shape));
+            layout.push(DenseArray { name, shape, place });
         }
     }
     for (name, shape) in [
@@ -58,9 +137,14 @@ pub(crate) fn dense_shapes() -> Vec<(String, Vec<usize>)> {
         ("lo", vec![CHUNKS]),
         ("scale", vec![CHUNKS]),
     ] {
-        shapes.push((name.to_string(), shape));
+        let place = Place::itself(name, &shape);
+        layout.push(DenseArray {
+            name: name.to_string(),
+            shape,
+            place,
+        });
     }
-    shapes
+    layout
 }
 
 /// The name of the scalar array holding the layer norms' epsilon.
@@ -121,13 +205,15 @@ pub(crate) struct Weights {
     pub lo: [f32; CHUNKS],
 }
 
-/// The dense arrays, checked: each of [`dense_shapes`] as finite `f32`s
-/// of its shape, by name, and [`EPS`]. Each is converted once, from the
-/// bytes it was read in, into the vector the forward pass keeps: loading
-/// is most of a hook's cost when meaning orders its records.
+/// The dense arrays, checked (each of [`dense_layout`] as finite `f32`s of
+/// its shape, and [`EPS`]) and already placed where the forward pass reads
+/// them: each value is converted once, from the bytes it was read in,
+/// into its target. Loading is most of a hook's cost when meaning orders
+/// its records.
 #[derive(Default)]
 pub(crate) struct Dense {
-    floats: HashMap<String, Vec<f32>>,
+    targets: HashMap<String, Vec<f32>>,
+    placed: HashSet<String>,
     eps: Option<f64>,
 }
 
@@ -166,27 +252,84 @@ impl Dense {
             );
             return Ok(());
         }
-        let (_, expected) = dense_shapes()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .ok_or_else(|| format!("{name}: not an array of the model"))?;
-        check(name, (dtype, shape), Dtype::F32, &expected)?;
-        let floats = crate::npy::f32s_of(data);
-        if floats.iter().any(|v| !v.is_finite()) {
-            return Err(format!("{name}: holds a value that is not a finite number"));
+        let expected = shape.iter().product::<usize>() * dtype.size();
+        if data.len() != expected {
+            return Err(format!(
+                "{name}: {} data bytes, expected {expected}",
+                data.len()
+            ));
         }
-        self.floats.insert(name.to_string(), floats);
+        self.read(name, dtype, shape, &mut { data })
+    }
+
+    /// Reads one array's data from `data` (its element type and shape
+    /// given), each row straight into its place; the error names it and
+    /// says what is wrong. [`EPS`] is added with [`Dense::add`].
+    pub(crate) fn read(
+        &mut self,
+        name: &str,
+        dtype: Dtype,
+        shape: &[usize],
+        data: &mut impl Read,
+    ) -> Result<(), String> {
+        let array = dense_layout()
+            .into_iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| format!("{name}: not an array of the model"))?;
+        check(name, (dtype, shape), Dtype::F32, &array.shape)?;
+        let (rows, cols) = rows_and_columns(&array.shape);
+        let place = &array.place;
+        let target = self
+            .targets
+            .entry(place.target.clone())
+            .or_insert_with(|| vec![0.0; place.target_len]);
+        let mut bytes = vec![0u8; cols * 4];
+        for row in 0..rows {
+            data.read_exact(&mut bytes)
+                .map_err(|e| format!("{name}: row {row} cannot be read: {e}"))?;
+            let at = place.offset(row, cols);
+            let slots = target
+                .get_mut(at..at + cols)
+                .ok_or_else(|| format!("{name}: row {row} falls outside {}", place.target))?;
+            for (slot, b) in slots.iter_mut().zip(bytes.chunks_exact(4)) {
+                *slot = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            if slots.iter().any(|v| !v.is_finite()) {
+                return Err(format!("{name}: holds a value that is not a finite number"));
+            }
+        }
+        self.placed.insert(name.to_string());
         Ok(())
     }
 
-    /// Each array as NumPy would write it, by name, for a compiled model.
+    /// Adds the arrays another reader read (of other targets: see
+    /// [`dense_halves`]).
+    pub(crate) fn merge(&mut self, other: Dense) -> Result<(), String> {
+        for (target, values) in other.targets {
+            if self.targets.insert(target.clone(), values).is_some() {
+                return Err(format!("{target}: read twice"));
+            }
+        }
+        self.placed.extend(other.placed);
+        self.eps = self.eps.or(other.eps);
+        Ok(())
+    }
+
+    /// Each array as NumPy would write it, by name, for a compiled model
+    /// (its values read back out of their places).
     pub(crate) fn arrays(&self) -> Vec<(String, Array)> {
-        let mut arrays: Vec<(String, Array)> = dense_shapes()
+        let mut arrays: Vec<(String, Array)> = dense_layout()
             .into_iter()
-            .filter_map(|(name, shape)| {
-                let floats = self.floats.get(&name)?;
-                let array = Array::from_f32s(shape, floats);
-                Some((name, array))
+            .filter(|a| self.placed.contains(&a.name))
+            .filter_map(|DenseArray { name, shape, place }| {
+                let target = self.targets.get(&place.target)?;
+                let (rows, cols) = rows_and_columns(&shape);
+                let mut floats = Vec::with_capacity(rows * cols);
+                for row in 0..rows {
+                    let at = place.offset(row, cols);
+                    floats.extend_from_slice(target.get(at..at + cols)?);
+                }
+                Some((name, Array::from_f32s(shape, &floats)))
             })
             .collect();
         if let Some(eps) = self.eps {
@@ -201,73 +344,100 @@ impl Dense {
     }
 }
 
+/// The names of [`dense_names`] in two groups of about the same size, no
+/// target shared between them, for two threads to read: most of a load is
+/// the kernel handing out fresh pages, which two cores do side by side.
+pub(crate) fn dense_halves() -> [Vec<String>; 2] {
+    let layout = dense_layout();
+    let mut targets: Vec<(&str, usize)> = Vec::new();
+    for array in &layout {
+        if !targets.iter().any(|(t, _)| *t == array.place.target) {
+            targets.push((&array.place.target, array.place.target_len));
+        }
+    }
+    // The largest targets first, each to the lighter half.
+    targets.sort_by_key(|(_, len)| std::cmp::Reverse(*len));
+    let mut halves: [Vec<String>; 2] = Default::default();
+    let mut sizes = [0; 2];
+    for (target, len) in targets {
+        let half = usize::from(sizes[1] < sizes[0]);
+        sizes[half] += len;
+        let names = layout.iter().filter(|a| a.place.target == target);
+        halves[half].extend(names.map(|a| a.name.clone()));
+    }
+    halves[0].push(EPS.to_string());
+    halves
+}
+
 /// The name of every dense array and of [`EPS`].
 pub(crate) fn dense_names() -> impl Iterator<Item = String> {
-    dense_shapes()
+    dense_layout()
         .into_iter()
-        .map(|(name, _)| name)
+        .map(|a| a.name)
         .chain([EPS.to_string()])
 }
 
 impl Weights {
-    /// Builds the weights from checked arrays; the error names a missing
-    /// one.
+    /// The weights, from arrays all added; the error names a missing one.
     pub(crate) fn from_dense(dense: Dense) -> Result<Weights, String> {
         let Dense {
-            floats: mut values,
+            mut targets,
+            placed,
             eps,
         } = dense;
         let eps = eps.ok_or_else(|| format!("{EPS}: missing"))?;
-        if let Some((name, _)) = dense_shapes()
-            .iter()
-            .find(|(name, _)| !values.contains_key(name))
-        {
-            return Err(format!("{name}: missing"));
+        if let Some(missing) = dense_layout().iter().find(|a| !placed.contains(&a.name)) {
+            return Err(format!("{}: missing", missing.name));
         }
-        let mut take = |name: &str| values.remove(name).unwrap_or_default();
-        let matrix = |v: Vec<f32>, rows: usize, cols: usize| {
-            Array2::from_shape_vec((rows, cols), v).map_err(|e| e.to_string())
+        let mut matrix = |name: &str, rows: usize, cols: usize| {
+            let values = targets.remove(name).unwrap_or_default();
+            Array2::from_shape_vec((rows, cols), values).map_err(|e| format!("{name}: {e}"))
         };
-        let mut proj = Array2::zeros((DIM, ORDERS.len() * CNN_DIM));
-        let mut proj_b = Vec::new();
-        let mut proj_ln_g = Vec::new();
-        let mut proj_ln_b = Vec::new();
-        let mut branches = Vec::new();
-        for (i, (order, left)) in ORDERS.into_iter().enumerate() {
-            let part = matrix(take(&format!("proj{order}")), DIM, CNN_DIM)?;
-            columns_mut(&mut proj, i * CNN_DIM..(i + 1) * CNN_DIM).assign(&part);
-            proj_b.extend(take(&format!("proj_b{order}")));
-            proj_ln_g.extend(take(&format!("ln_g{order}")));
-            proj_ln_b.extend(take(&format!("ln_b{order}")));
-            let w1 = matrix(take(&format!("w1_{order}")), order * CNN_DIM, CNN_DIM)?;
-            let w2 = matrix(take(&format!("w2_{order}")), order * CNN_DIM, CNN_DIM)?;
-            branches.push(Branch {
+        let proj = matrix("proj", DIM, ORDERS.len() * CNN_DIM)?;
+        let mut convolutions = Vec::new();
+        for (order, _) in ORDERS {
+            let window = order * CNN_DIM;
+            let w1 = matrix(&format!("w1_{order}"), CNN_DIM, window)?;
+            convolutions.push((w1, matrix(&format!("w2_{order}"), CNN_DIM, window)?));
+        }
+        let cnn_w = matrix("cnn_W", FEATURES, DIM)?;
+        let d0 = matrix("d0", DIM, 320)?;
+        let d1 = matrix("d1", 320, 320)?;
+        let p1 = matrix("p1", DIM, 320)?;
+        let d2 = matrix("d2", 320, DIM)?;
+        let p3 = matrix("p3", 320, DIM)?;
+        let d3 = matrix("d3", DIM, DIM)?;
+        let mut take = |name: &str| targets.remove(name).unwrap_or_default();
+        let branches = ORDERS
+            .into_iter()
+            .zip(convolutions)
+            .map(|((order, left), (w1, w2))| Branch {
                 order,
                 left,
-                w1: shifted(&w1, order),
+                w1,
                 b1: Array1::from(take(&format!("b1_{order}"))),
-                w2: shifted(&w2, order),
+                w2,
                 b2: Array1::from(take(&format!("b2_{order}"))),
-            });
-        }
+            })
+            .collect();
         let chunked =
             |v: Vec<f32>| <[f32; CHUNKS]>::try_from(v).map_err(|_| "17 values".to_string());
         Ok(Weights {
             proj,
-            proj_b: Array1::from(proj_b),
-            proj_ln_g: Array1::from(proj_ln_g),
-            proj_ln_b: Array1::from(proj_ln_b),
+            proj_b: Array1::from(take("proj_b")),
+            proj_ln_g: Array1::from(take("proj_ln_g")),
+            proj_ln_b: Array1::from(take("proj_ln_b")),
             branches,
             ln_g: Array1::from(take("ln_g")),
             ln_b: Array1::from(take("ln_b")),
-            cnn_w: matrix(take("cnn_W"), FEATURES, DIM)?,
+            cnn_w,
             cnn_b: Array1::from(take("cnn_b")),
-            d0: matrix(take("d0"), DIM, 320)?,
-            d1: matrix(take("d1"), 320, 320)?,
-            p1: matrix(take("p1"), DIM, 320)?,
-            d2: matrix(take("d2"), 320, DIM)?,
-            p3: matrix(take("p3"), 320, DIM)?,
-            d3: matrix(take("d3"), DIM, DIM)?,
+            d0,
+            d1,
+            p1,
+            d2,
+            p3,
+            d3,
             eps: eps as f32,
             scale: chunked(take("scale"))?,
             lo: chunked(take("lo"))?,
@@ -275,19 +445,149 @@ impl Weights {
     }
 }
 
-/// `(order*256, 256)` to `(256, order*256)`, slot `k`'s rows as columns
-/// block `k`.
-fn shifted(w: &Array2<f32>, order: usize) -> Array2<f32> {
-    let mut out = Array2::zeros((CNN_DIM, order * CNN_DIM));
-    for k in 0..order {
-        let block = k * CNN_DIM..(k + 1) * CNN_DIM;
-        columns_mut(&mut out, block.clone()).assign(&w.slice_axis(Axis(0), Slice::from(block)));
-    }
-    out
-}
-
 /// Columns `range` of `a`. (ndarray's `s!` macro cannot be used: it
 /// expands to an `allow(unsafe_code)` that the crate's `forbid` refuses.)
 pub(crate) fn columns_mut(a: &mut Array2<f32>, range: Range<usize>) -> ArrayViewMut2<'_, f32> {
     a.slice_axis_mut(Axis(1), Slice::from(range))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every dense array with values that say which array and element
+    /// they are (a running count: exact in `f32` below 2^24), and `eps`.
+    fn numbered() -> (Dense, HashMap<String, Vec<f32>>) {
+        let mut dense = Dense::default();
+        let mut sources = HashMap::new();
+        let mut next = 0.0f32;
+        for DenseArray { name, shape, .. } in dense_layout() {
+            let values: Vec<f32> = (0..shape.iter().product::<usize>())
+                .map(|_| {
+                    next += 1.0;
+                    next
+                })
+                .collect();
+            let bytes = Array::from_f32s(shape.clone(), &values).data;
+            dense.add(&name, Dtype::F32, &shape, &bytes).unwrap();
+            sources.insert(name, values);
+        }
+        dense
+            .add(EPS, Dtype::F64, &[], &1e-6f64.to_le_bytes())
+            .unwrap();
+        (dense, sources)
+    }
+
+    #[test]
+    fn each_value_lands_where_the_forward_pass_reads_it() {
+        let (dense, sources) = numbered();
+        let weights = Weights::from_dense(dense).unwrap();
+        for (i, (order, _)) in ORDERS.into_iter().enumerate() {
+            let proj = &sources[&format!("proj{order}")];
+            let bias = &sources[&format!("proj_b{order}")];
+            for (r, c) in [(0, 0), (3, 7), (DIM - 1, CNN_DIM - 1)] {
+                assert_eq!(weights.proj[[r, i * CNN_DIM + c]], proj[r * CNN_DIM + c]);
+                assert_eq!(weights.proj_b[i * CNN_DIM + c], bias[c]);
+            }
+            // Slot `k`'s rows of the convolution as column block `k`.
+            let w1 = &sources[&format!("w1_{order}")];
+            let branch = &weights.branches[i];
+            for k in 0..order {
+                for (r, c) in [(0, 0), (5, 9), (CNN_DIM - 1, CNN_DIM - 1)] {
+                    let source = w1[(k * CNN_DIM + r) * CNN_DIM + c];
+                    assert_eq!(branch.w1[[r, k * CNN_DIM + c]], source, "w1_{order}");
+                }
+            }
+        }
+        assert_eq!(
+            weights.cnn_w[[FEATURES - 1, 3]],
+            sources["cnn_W"][(FEATURES - 1) * DIM + 3]
+        );
+        assert_eq!(weights.scale[16], sources["scale"][16]);
+    }
+
+    #[test]
+    fn arrays_read_back_as_they_were_added() {
+        let (dense, sources) = numbered();
+        let arrays = dense.arrays();
+        assert_eq!(arrays.len(), sources.len() + 1, "every array and eps");
+        for (name, array) in arrays.iter().filter(|(n, _)| n != EPS) {
+            assert_eq!(array.f32s().unwrap(), sources[name], "{name}");
+        }
+    }
+
+    #[test]
+    fn a_value_that_is_not_finite_or_a_wrong_length_is_refused_by_name() {
+        let mut dense = Dense::default();
+        let mut values = vec![0.5f32; CHUNKS];
+        values[4] = f32::NAN;
+        let bytes = Array::from_f32s(vec![CHUNKS], &values).data;
+        let error = dense
+            .add("scale", Dtype::F32, &[CHUNKS], &bytes)
+            .unwrap_err();
+        assert!(
+            error.starts_with("scale:") && error.contains("finite"),
+            "{error}"
+        );
+        let error = dense
+            .add("scale", Dtype::F32, &[CHUNKS], &bytes[..8])
+            .unwrap_err();
+        assert!(error.starts_with("scale:"), "{error}");
+        let error = dense
+            .read("lo", Dtype::F32, &[CHUNKS], &mut &bytes[..8])
+            .unwrap_err();
+        assert!(
+            error.starts_with("lo:") && error.contains("cannot be read"),
+            "{error}"
+        );
+        let error = dense
+            .add("d0", Dtype::F32, &[320, DIM], &vec![0; 320 * DIM * 4])
+            .unwrap_err();
+        assert!(error.starts_with("d0:"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_array_is_named() {
+        let (mut dense, _) = numbered();
+        dense.placed.remove("w2_3");
+        let error = Weights::from_dense(dense).err().unwrap();
+        assert_eq!(error, "w2_3: missing");
+    }
+
+    #[test]
+    fn the_two_halves_share_no_target_and_weigh_about_the_same() {
+        let layout = dense_layout();
+        let halves = dense_halves();
+        let mut all: Vec<&String> = halves.iter().flatten().collect();
+        all.sort();
+        let mut names: Vec<String> = dense_names().collect();
+        names.sort();
+        assert_eq!(all, names.iter().collect::<Vec<_>>(), "each name once");
+        let place = |name: &String| layout.iter().find(|a| &a.name == name).map(|a| &a.place);
+        let [first, second] = &halves;
+        for name in first {
+            let Some(mine) = place(name) else { continue };
+            assert!(
+                second
+                    .iter()
+                    .filter_map(place)
+                    .all(|p| p.target != mine.target),
+                "{name}"
+            );
+        }
+        let weight = |half: &Vec<String>| -> usize {
+            half.iter()
+                .filter_map(place)
+                .map(|p| p.target_len)
+                .sum::<usize>()
+        };
+        let (a, b) = (weight(first), weight(second));
+        assert!(a.abs_diff(b) * 5 < a + b, "{a} against {b}");
+        // Merging is refused when both readers placed into one target.
+        let (whole, _) = numbered();
+        let mut one = Dense::default();
+        one.merge(whole).unwrap();
+        let (again, _) = numbered();
+        assert!(one.merge(again).unwrap_err().ends_with("read twice"));
+    }
 }

@@ -62,7 +62,7 @@ pub fn recall(
 /// Puts each store's records in the order of words and meaning fused
 /// (`mdindex::rerank_store`), when semantic matching is on and a store has
 /// two records or more to order: only then is the model loaded (about
-/// 20 ms, beside a hook's 5 to 15 ms). A store whose index lives in no cache
+/// 12 ms, beside a hook's 5 to 15 ms). A store whose index lives in no cache
 /// folder (`in_cache` false) keeps the order of words: its vectors would
 /// be embedded again for every prompt. A model that fails is said once,
 /// and the stores not yet ordered keep the order of words.
