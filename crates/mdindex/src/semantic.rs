@@ -345,6 +345,10 @@ fn to_bytes(vector: &Embedding) -> Vec<u8> {
         .collect()
 }
 
+/// A stored vector, or `None` when it is not one the model could have
+/// made: of another length, holding a value that is not finite, or not of
+/// unit length (half precision keeps that within 0.001). The cache is
+/// derived data anyone can write, and a NaN's cosine would rank first.
 fn from_bytes(bytes: &[u8]) -> Option<Embedding> {
     if bytes.len() != VECTOR_BYTES {
         return None;
@@ -353,7 +357,8 @@ fn from_bytes(bytes: &[u8]) -> Option<Embedding> {
     for (value, chunk) in vector.iter_mut().zip(bytes.chunks_exact(2)) {
         *value = half::f16::from_le_bytes([chunk[0], chunk[1]]).to_f32();
     }
-    Some(vector)
+    let norm = mdembed::cosine(&vector, &vector);
+    ((norm - 1.0).abs() < 0.01).then_some(vector)
 }
 
 /// Weighted reciprocal-rank fusion of the ranking by words and the one by
@@ -426,10 +431,22 @@ mod tests {
     #[test]
     fn vectors_round_trip_and_wrong_lengths_are_refused() {
         let mut vector = [0f32; DIM];
-        vector[3] = -0.25;
-        vector[DIM - 1] = 1.5;
+        // Of unit length, in values half precision holds exactly.
+        for (i, value) in [(3, -0.5), (7, 0.5), (100, 0.5), (DIM - 1, -0.5)] {
+            vector[i] = value;
+        }
         assert_eq!(from_bytes(&to_bytes(&vector)), Some(vector));
         assert_eq!(from_bytes(&[0u8; 12]), None);
+    }
+
+    #[test]
+    fn a_damaged_vector_is_refused_rather_than_ranked_first() {
+        let mut vector = [0f32; DIM];
+        vector[0] = 1.0;
+        for damage in [f32::NAN, f32::INFINITY, 2.0, 0.0] {
+            vector[0] = damage;
+            assert_eq!(from_bytes(&to_bytes(&vector)), None, "{damage}");
+        }
     }
 
     #[test]
