@@ -194,8 +194,11 @@ impl Index {
         };
         let lexical = self.lexical_rows(query, limit.max(semantic::FUSED_DEPTH), types)?;
         let (filters, params) = filter_sql(query, types);
-        let near: Vec<String> = self
-            .semantic_ranking(&prompt, &filters, &params)?
+        let ranking = match self.semantic_ranking(semantic.model, &prompt, &filters, &params)? {
+            Ok(ranking) => ranking,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        let near: Vec<String> = ranking
             .into_iter()
             .take_while(|(_, cosine)| *cosine >= semantic::MIN_COSINE)
             .take(semantic::FUSED_DEPTH)

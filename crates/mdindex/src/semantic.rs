@@ -99,6 +99,10 @@ pub struct VectorReport {
     pub healed: bool,
 }
 
+/// Records by their path in the store, each with its cosine to a query,
+/// closest first.
+pub(crate) type Ranking = Vec<(String, f32)>;
+
 /// Why semantic matching failed mid-search (the search answers lexically).
 #[derive(Debug, thiserror::Error)]
 #[error("the model failed: {0}")]
@@ -243,16 +247,45 @@ impl Index {
     }
 
     /// Every record (by its path in the store) allowed by `filter` (an SQL condition on
-    /// `d`, with its `params`), with its cosine to `query`, closest first.
+    /// `d`, with its `params`), with its cosine to `query`, closest first. A
+    /// stored vector the model cannot have made (see [`from_bytes`]: the
+    /// cache is derived data anything can write) is dropped and made again
+    /// with `model` before the ranking is made.
     pub(crate) fn semantic_ranking(
+        &self,
+        model: &Model,
+        query: &Embedding,
+        filter: &str,
+        params: &[rusqlite::types::Value],
+    ) -> Result<Result<Ranking, EmbedFailure>> {
+        let (ranked, refused) = self.cosines(query, filter, params)?;
+        if refused.is_empty() {
+            return Ok(Ok(ranked));
+        }
+        let mut drop = self
+            .conn
+            .prepare_cached("DELETE FROM vectors WHERE hash = ?1")
+            .at(&self.paths.db)?;
+        for hash in &refused {
+            drop.execute([hash]).at(&self.paths.db)?;
+        }
+        if let Err(failure) = self.embed_missing(model, filter, params)? {
+            return Ok(Err(failure));
+        }
+        Ok(Ok(self.cosines(query, filter, params)?.0))
+    }
+
+    /// The cosines of [`Index::semantic_ranking`], closest first, and the
+    /// hashes of the stored vectors refused.
+    fn cosines(
         &self,
         query: &Embedding,
         filter: &str,
         params: &[rusqlite::types::Value],
-    ) -> Result<Vec<(String, f32)>> {
+    ) -> Result<(Ranking, Vec<Vec<u8>>)> {
         let path = &self.paths.db;
         let sql = format!(
-            "SELECT d.rel_path, v.vector FROM docs d JOIN vectors v ON v.hash = d.hash
+            "SELECT d.rel_path, v.vector, v.hash FROM docs d JOIN vectors v ON v.hash = d.hash
              WHERE v.version = ?{filter}"
         );
         let mut all = vec![rusqlite::types::Value::Text(VECTORS_VERSION.to_string())];
@@ -262,18 +295,21 @@ impl Index {
             .query_map(rusqlite::params_from_iter(all), |row| {
                 let rel_path: String = row.get(0)?;
                 let bytes: Vec<u8> = row.get(1)?;
-                Ok((rel_path, bytes))
+                let hash: Vec<u8> = row.get(2)?;
+                Ok((rel_path, bytes, hash))
             })
             .at(path)?;
         let mut ranked = Vec::new();
+        let mut refused = Vec::new();
         for row in rows {
-            let (doc, bytes) = row.at(path)?;
-            if let Some(vector) = from_bytes(&bytes) {
-                ranked.push((doc, mdembed::cosine(query, &vector)));
+            let (doc, bytes, hash) = row.at(path)?;
+            match from_bytes(&bytes) {
+                Some(vector) => ranked.push((doc, mdembed::cosine(query, &vector))),
+                None => refused.push(hash),
             }
         }
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Ok(ranked)
+        Ok((ranked, refused))
     }
 
     /// `passed` (records the lexical decision let through, best first) in
@@ -305,11 +341,11 @@ impl Index {
             Err(e) => return Ok(Err(EmbedFailure(e))),
         };
         let (filter, params) = rel_path_filter(&rel_paths);
-        let near: Vec<String> = self
-            .semantic_ranking(&prompt, &filter, &params)?
-            .into_iter()
-            .map(|(rel_path, _)| rel_path)
-            .collect();
+        let near: Vec<String> =
+            match self.semantic_ranking(semantic.model, &prompt, &filter, &params)? {
+                Ok(ranking) => ranking.into_iter().map(|(rel_path, _)| rel_path).collect(),
+                Err(failure) => return Ok(Err(failure)),
+            };
         let fused = fuse(&rel_paths, &near);
         let mut by_path: HashMap<String, Hit> = rel_paths.into_iter().zip(passed).collect();
         let reranked = fused
@@ -357,8 +393,8 @@ fn from_bytes(bytes: &[u8]) -> Option<Embedding> {
     for (value, chunk) in vector.iter_mut().zip(bytes.chunks_exact(2)) {
         *value = half::f16::from_le_bytes([chunk[0], chunk[1]]).to_f32();
     }
-    let norm = mdembed::cosine(&vector, &vector);
-    ((norm - 1.0).abs() < 0.01).then_some(vector)
+    let squared_norm = mdembed::cosine(&vector, &vector);
+    ((squared_norm - 1.0).abs() < 0.01).then_some(vector)
 }
 
 /// Weighted reciprocal-rank fusion of the ranking by words and the one by

@@ -209,6 +209,10 @@ fn a_deleted_or_damaged_vector_table_is_healed() {
     for damage in [
         "DROP TABLE vectors",
         "UPDATE vectors SET vector = x'00ff'",
+        // Of the right length, but no vector the model makes: all zeros,
+        // all NaN (0x7e7e in half precision), which would rank first.
+        "UPDATE vectors SET vector = zeroblob(1024)",
+        "UPDATE vectors SET vector = unhex(replace(hex(zeroblob(1024)), '00', '7E'))",
         "UPDATE vectors SET version = 'another-model'",
         "DROP TABLE vectors; CREATE TABLE vectors (x)",
     ] {
