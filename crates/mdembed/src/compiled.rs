@@ -4,7 +4,8 @@
 //! tokenizer (its piece trie, scores, types and character map), the dense
 //! weights as the package names them, the packed embedding table and the
 //! package's LICENSE. Zip's per-member CRC-32 is checked on every member
-//! read in full; the table is read a row at a time, so [`verify`] checks it.
+//! read to its end (all but the table, which is read a row at a time, so
+//! [`verify`] checks it).
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write as _};
@@ -34,6 +35,8 @@ const TABLE: &str = "table.bin";
 const LICENSE: &str = "LICENSE";
 /// A `.npy` member's header is found in its first bytes (ours are 128).
 const NPY_START_BYTES: u64 = 4096;
+/// The most a member read whole may hold: the tokenizer's are 2 MB or less.
+const MEMBER_LIMIT: u64 = 1 << 26;
 
 type Archive = zip::ZipArchive<BufReader<File>>;
 
@@ -161,48 +164,95 @@ pub(crate) fn is_compiled(path: &Path) -> bool {
 }
 
 /// Reads a compiled model: everything but the table, which stays in the
-/// file and is read a row at a time.
+/// file and is read a row at a time. Half the dense arrays are read by a
+/// second thread (see [`weights::dense_halves`]), from its own handle on
+/// the same file; without a thread, by this one after the rest.
 pub(crate) fn read(path: &Path) -> Result<ModelParts> {
     let [first, second] = weights::dense_halves();
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let same = identity(&file, path)?;
+    let read_second = || read_dense(&mut open(path, same)?, path, &second);
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| read_dense(&mut open(path)?, path, &second));
-        let mut archive = open(path)?;
-        let manifest: Manifest = serde_json::from_slice(&member(&mut archive, path, MANIFEST)?)
-            .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
-        if manifest.format != FORMAT || manifest.model != MODEL_NAME {
-            return Err(Error::format(
-                path,
-                MANIFEST,
-                format!(
-                    "format {} of model {:?}; this memctl reads format {FORMAT} of {MODEL_NAME:?} (install the model again)",
-                    manifest.format, manifest.model
-                ),
-            ));
-        }
-        let tokenizer = read_tokenizer(&mut archive, path, manifest.tokenizer)?;
-        let mut dense = read_dense(&mut archive, path, &first)?;
-        let other = other
-            .join()
-            .map_err(|_| Error::format(path, "", "the thread reading weights panicked"))??;
-        dense.merge(other).map_err(|e| Error::format(path, "", e))?;
-        let offset = table_offset(&mut archive, path)?;
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(ModelParts {
-            tokenizer,
-            dense,
-            table: Table::File {
-                file,
-                path: PathBuf::from(path),
-                offset,
-            },
-            license: None,
-        })
+        let spawned = std::thread::Builder::new()
+            .name("mdembed-load".into())
+            .spawn_scoped(scope, read_second);
+        let mine = read_all_but(file, path, &first);
+        // Joined before any error is returned: a thread left running would
+        // be joined by the scope, and its panic would become ours.
+        let other = match spawned {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(Error::format(
+                    path,
+                    "",
+                    "the thread reading weights panicked",
+                ))
+            }),
+            Err(_) => read_second(),
+        };
+        let mut parts = mine?;
+        parts
+            .dense
+            .merge(other?)
+            .map_err(|e| Error::format(path, "", e))?;
+        Ok(parts)
     })
 }
 
-/// The compiled model at `path`, opened as a zip.
-fn open(path: &Path) -> Result<Archive> {
+/// The manifest, the tokenizer, the dense arrays named `names` and where
+/// the table is, from `file`.
+fn read_all_but(file: File, path: &Path, names: &[String]) -> Result<ModelParts> {
+    let table_file = file.try_clone().map_err(|e| Error::io(path, e))?;
+    let mut archive = archive(file, path)?;
+    let manifest: Manifest = serde_json::from_slice(&member(&mut archive, path, MANIFEST)?)
+        .map_err(|e| Error::format(path, MANIFEST, e.to_string()))?;
+    if manifest.format != FORMAT || manifest.model != MODEL_NAME {
+        return Err(Error::format(
+            path,
+            MANIFEST,
+            format!(
+                "format {} of model {:?}; this memctl reads format {FORMAT} of {MODEL_NAME:?} (install the model again)",
+                manifest.format, manifest.model
+            ),
+        ));
+    }
+    let tokenizer = read_tokenizer(&mut archive, path, manifest.tokenizer)?;
+    let dense = read_dense(&mut archive, path, names)?;
+    let offset = table_offset(&mut archive, path)?;
+    Ok(ModelParts {
+        tokenizer,
+        dense,
+        table: Table::File {
+            file: table_file,
+            path: PathBuf::from(path),
+            offset,
+        },
+        license: None,
+    })
+}
+
+/// A file's device and inode: what tells that two handles opened by path
+/// are on the same file (an install renames a new file into place).
+fn identity(file: &File, path: &Path) -> Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+/// The compiled model at `path` as a zip, refused unless it is the file
+/// of identity `same` (not one installed since the first was opened).
+fn open(path: &Path, same: (u64, u64)) -> Result<Archive> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    if identity(&file, path)? != same {
+        return Err(Error::format(
+            path,
+            "",
+            "replaced while it was being read (installed again?); try again",
+        ));
+    }
+    archive(file, path)
+}
+
+fn archive(file: File, path: &Path) -> Result<Archive> {
     // Members are read in a stream of small reads (rows of the dense arrays).
     zip::ZipArchive::new(BufReader::with_capacity(1 << 16, file))
         .map_err(|e| Error::format(path, "", format!("not a compiled model (zip): {e}")))
@@ -231,10 +281,11 @@ fn read_tokenizer(
     })
 }
 
-/// The dense arrays, each read in a stream, row by row straight into its
-/// place in the forward pass's arrays ([`Dense::read`]). Read whole into
-/// memory and converted, they took 35 MiB and 24 ms to load, most of it
-/// the kernel handing out fresh pages; now only the arrays kept are.
+/// The dense arrays named `names`, each read in a stream, row by row
+/// straight into its place in the forward pass's arrays ([`Dense::read`]).
+/// Read whole and converted, then arranged, a load took 27 ms and 24.8 MiB,
+/// most of it the kernel handing out fresh pages; now only the arrays kept
+/// are new memory (docs/BENCHMARKS.md).
 fn read_dense(archive: &mut Archive, path: &Path, names: &[String]) -> Result<Dense> {
     let mut dense = Dense::default();
     let mut start = Vec::new();
@@ -273,15 +324,24 @@ fn read_dense(archive: &mut Archive, path: &Path, names: &[String]) -> Result<De
     Ok(dense)
 }
 
-/// Member `name` whole (which checks its CRC-32).
+/// Member `name` whole (which checks its CRC-32), refused beyond
+/// [`MEMBER_LIMIT`] (a compressed member could unpack to any size).
 fn member(archive: &mut Archive, path: &Path, name: &str) -> Result<Vec<u8>> {
     let mut entry = archive
         .by_name(name)
         .map_err(|e| Error::format(path, name, format!("missing: {e}")))?;
     let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0).min(1 << 26));
-    entry
+    (&mut entry)
+        .take(MEMBER_LIMIT + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::format(path, name, format!("damaged: {e}")))?;
+    if bytes.len() as u64 > MEMBER_LIMIT {
+        return Err(Error::format(
+            path,
+            name,
+            format!("larger than {MEMBER_LIMIT} bytes"),
+        ));
+    }
     Ok(bytes)
 }
 
@@ -317,4 +377,51 @@ pub(crate) fn verify(path: &Path) -> Result<()> {
     std::io::copy(&mut entry, &mut std::io::sink())
         .map_err(|e| Error::format(path, TABLE, format!("damaged: {e}")))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A zip at `path` of one member `name`, deflated, of `len` zero bytes.
+    fn zip_of(path: &Path, name: &str, len: usize) {
+        let mut zip = zip::ZipWriter::new(File::create(path).unwrap());
+        let deflated =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file(name, deflated).unwrap();
+        zip.write_all(&vec![0u8; len]).unwrap();
+        zip.finish().unwrap();
+    }
+
+    #[test]
+    fn a_member_that_unpacks_past_the_limit_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.mdembed");
+        zip_of(&path, MANIFEST, MEMBER_LIMIT as usize + 1);
+        let error = read(&path).err().unwrap().to_string();
+        assert!(
+            error.contains("model.mdembed")
+                && error.contains(MANIFEST)
+                && error.contains("larger than"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_file_replaced_between_two_opens_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.mdembed");
+        zip_of(&path, MANIFEST, 10);
+        let first = identity(&File::open(&path).unwrap(), &path).unwrap();
+        assert!(open(&path, first).is_ok());
+        // Installed again: a new file renamed into place.
+        let again = dir.path().join("new");
+        zip_of(&again, MANIFEST, 10);
+        std::fs::rename(&again, &path).unwrap();
+        let error = open(&path, first).err().unwrap().to_string();
+        assert!(
+            error.contains("replaced while it was being read"),
+            "{error}"
+        );
+    }
 }
