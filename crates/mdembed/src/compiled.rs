@@ -330,7 +330,8 @@ fn member(archive: &mut Archive, path: &Path, name: &str) -> Result<Vec<u8>> {
     let mut entry = archive
         .by_name(name)
         .map_err(|e| Error::format(path, name, format!("missing: {e}")))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0).min(1 << 26));
+    let declared = entry.size().min(MEMBER_LIMIT);
+    let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
     (&mut entry)
         .take(MEMBER_LIMIT + 1)
         .read_to_end(&mut bytes)
