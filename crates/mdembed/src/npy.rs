@@ -123,8 +123,14 @@ pub(crate) fn header_of(
     };
     let header_end = header_len
         .and_then(|n| header_start.checked_add(n))
-        .filter(|&end| end <= bytes.len())
+        .filter(|&end| end <= file_len)
         .ok_or("the .npy header is cut short")?;
+    if header_end > bytes.len() {
+        return Err(format!(
+            "the .npy header is longer than the {} bytes read for it",
+            bytes.len()
+        ));
+    }
     let header = std::str::from_utf8(&bytes[header_start..header_end])
         .map_err(|_| "the .npy header is not text")?;
     let descr = dict_value(header, "descr")?;
@@ -240,6 +246,10 @@ mod tests {
                 .unwrap_err()
                 .contains("cut short")
         );
+        // A whole header not among the first bytes of a longer file read
+        // in a stream.
+        let error = header_of(&good[..20], good.len()).unwrap_err();
+        assert!(error.contains("longer than the 20 bytes"), "{error}");
         assert!(
             Array::parse(b"PK\x03\x04".to_vec())
                 .unwrap_err()
