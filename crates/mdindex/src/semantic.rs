@@ -262,12 +262,12 @@ impl Index {
         if refused.is_empty() {
             return Ok(Ok(ranked));
         }
-        let mut drop = self
+        let mut delete = self
             .conn
             .prepare_cached("DELETE FROM vectors WHERE hash = ?1")
             .at(&self.paths.db)?;
         for hash in &refused {
-            drop.execute([hash]).at(&self.paths.db)?;
+            delete.execute([hash]).at(&self.paths.db)?;
         }
         if let Err(failure) = self.embed_missing(model, filter, params)? {
             return Ok(Err(failure));

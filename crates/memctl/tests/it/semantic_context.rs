@@ -9,14 +9,18 @@ use crate::semantic::{env_with_model, write_records};
 
 /// The content hashes that have a vector, in every index of the test.
 fn vectors(env: &TestEnv) -> usize {
+    vectors_where(env, "1")
+}
+
+/// How many vectors the stores' indexes hold that meet SQL `condition`.
+fn vectors_where(env: &TestEnv, condition: &str) -> usize {
     env.index_files()
         .iter()
         .map(|db| {
             let conn = rusqlite::Connection::open(db).expect("the index opens");
-            conn.query_row("SELECT count(*) FROM vectors", [], |row| {
-                row.get::<_, i64>(0)
-            })
-            .unwrap_or(0)
+            let sql = format!("SELECT count(*) FROM vectors WHERE {condition}");
+            conn.query_row(&sql, [], |row| row.get::<_, i64>(0))
+                .unwrap_or(0)
         })
         .sum::<i64>() as usize
 }
@@ -79,6 +83,34 @@ fn context_with_the_model_on_heals_a_vector_table_of_the_wrong_shape() {
     }
     assert_eq!(shown(&env), before);
     assert_eq!(vectors(&env), 2, "the table made again, the two embedded");
+}
+
+/// A vector of the right length that the model cannot have made (all NaN
+/// in half precision, whose cosine sorted first) is made again before
+/// context orders by it.
+#[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
+fn context_with_the_model_on_makes_a_damaged_vector_again() {
+    const NAN: &str = "unhex(replace(hex(zeroblob(1024)), '00', '7E'))";
+    let env = env_with_model("context_makes_a_damaged_vector_again");
+    store_with_two_relevant(&env);
+    let before = shown(&env);
+    for db in env.index_files() {
+        let conn = rusqlite::Connection::open(&db).expect("the index opens");
+        conn.execute_batch(&format!("UPDATE vectors SET vector = {NAN}"))
+            .expect("the damage is done");
+    }
+    assert_eq!(vectors_where(&env, &format!("vector = {NAN}")), 2);
+    assert_eq!(shown(&env), before);
+    assert_eq!(
+        vectors_where(&env, &format!("vector = {NAN}")),
+        0,
+        "made again"
+    );
+    assert_eq!(vectors(&env), 2);
 }
 
 /// Regression: the hook loaded the model before every prompt (30 to 60 ms
