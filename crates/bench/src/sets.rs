@@ -17,9 +17,10 @@ use crate::context::{self, Kind, Prompt};
 
 /// The store of each real set, a folder of `tests/fixtures/claude-memory/`
 /// (named in the set's README).
-pub const REAL_STORES: [(&str, &str); 2] = [
+pub const REAL_STORES: [(&str, &str); 3] = [
     ("ja-resonite", "MLShukai--ResoniteIO"),
     ("en-js2", "ttraenkler--js2"),
+    ("ko-rhwp", "the0807--rhwp"),
 ];
 
 /// What a set is for.
