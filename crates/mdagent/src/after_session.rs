@@ -81,7 +81,7 @@ pub fn not_configured_once(cache_dir: &Path) -> Option<String> {
     // A stamp that cannot be written only means the note comes again.
     let _ = std::fs::create_dir_all(cache_dir).and_then(|()| std::fs::write(&stamp, b""));
     Some(format!(
-        "memctl: sessions are not turned into memory candidates: no model command is configured. \
+        "sessions are not turned into memory candidates: no model command is configured. \
          Set {} or write [model] command = [\"claude\", \"-p\"] in {}; then `memctl review` shows what \
          each session proposed. (Said once.)",
         model_source::ENV_VAR,

@@ -20,6 +20,9 @@ use crate::ui::{self, Ui};
 /// Code gives it only 1.5 s by default; the others search the stores.
 const HOOK_TIMEOUT_SECS: u64 = 10;
 const SESSION_END_TIMEOUT_SECS: u64 = 5;
+/// Codex cuts a longer `SessionEnd` limit back to 3 s, with a warning at
+/// every start (seen in Codex 0.169.1).
+const CODEX_SESSION_END_TIMEOUT_SECS: u64 = 3;
 
 pub fn run(config: &Config, ui: &Ui, args: &SetupArgs) -> anyhow::Result<Exit> {
     let program = std::env::current_exe()
@@ -137,9 +140,15 @@ impl Snippet<'_> {
             quoted(self.program),
             args.join(", ")
         );
-        for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+        for (event, timeout) in [
+            ("SessionStart", HOOK_TIMEOUT_SECS),
+            ("UserPromptSubmit", HOOK_TIMEOUT_SECS),
+            ("SessionEnd", CODEX_SESSION_END_TIMEOUT_SECS),
+        ] {
+            // `timeout`, which Codex reads (codex-rs
+            // `config/src/hook_config.rs`); it ignores `timeout_sec`.
             out += &format!(
-                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout_sec = {HOOK_TIMEOUT_SECS}\n",
+                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {timeout}\n",
                 quoted(&self.hook_command("codex"))
             );
         }

@@ -64,7 +64,7 @@ fn watch(scoped: &ScopedStore, verbose: bool, args: &WatchArgs) -> anyhow::Resul
             report.added, report.updated, report.removed
         ),
         WatchNote::Idle { after } => {
-            eprintln!("Stopped: no search for {} minutes.", after.as_secs() / 60)
+            eprintln!("{}", idle_message(after));
         }
         _ => {}
     });
@@ -100,4 +100,29 @@ fn watch(scoped: &ScopedStore, verbose: bool, args: &WatchArgs) -> anyhow::Resul
     // Its error says that the watcher of this store stopped, and why.
     started.watcher.wait()?;
     Ok(Exit::Ok)
+}
+
+/// What a watcher says when it leaves after `after` without a search.
+fn idle_message(after: Duration) -> String {
+    format!(
+        "Stopped: no search for {}.",
+        count(after.as_secs() / 60, "minute", "minutes")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_idle_minute_is_one_minute() {
+        assert_eq!(
+            idle_message(Duration::from_secs(60)),
+            "Stopped: no search for 1 minute."
+        );
+        assert_eq!(
+            idle_message(Duration::from_secs(3600)),
+            "Stopped: no search for 60 minutes."
+        );
+    }
 }

@@ -237,7 +237,7 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
                     });
                 assert!(server.get("args").and_then(toml::Value::as_array).is_some());
                 if let Some(hooks) = table.get("hooks") {
-                    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+                    for event in ["SessionStart", "UserPromptSubmit", "SessionEnd"] {
                         let command = hooks[event][0]["hooks"][0]["command"].as_str();
                         assert_eq!(command, Some("memctl hook codex"), "{event}");
                     }
@@ -287,4 +287,37 @@ fn command_line_checker_rejects_an_option_memctl_does_not_have() {
         &mut lines,
     );
     assert_eq!(lines, [["extract", "--transcript", "s.jsonl", "--dry-run"]]);
+}
+
+/// What `memctl setup CLIENT --print` prints, with this memctl's absolute
+/// path written `memctl`, as the page shows it.
+fn setup_block(env: &TestEnv, client: &str) -> String {
+    let run = env.run(&["setup", client, "--print"]);
+    run.assert_success();
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_memctl")).unwrap();
+    run.stdout.replace(&program.display().to_string(), "memctl")
+}
+
+/// The page shows, for each agent, the one hook block `setup --print`
+/// prints (issue 27: one block per client, the one the real clients run).
+#[test]
+fn agents_md_shows_the_hook_blocks_setup_prints() {
+    let env = TestEnv::new();
+    let blocks = fenced_blocks(&agents_md());
+    let claude: Value = serde_json::from_str(&setup_block(&env, "claude-code")).unwrap();
+    let shown: Vec<Value> = blocks
+        .iter()
+        .filter(|b| b.lang == "json")
+        .filter_map(|b| serde_json::from_str::<Value>(&b.text).ok())
+        .filter(|v| v.get("hooks").is_some())
+        .collect();
+    assert_eq!(shown, [claude], "docs/agents.md: the Claude Code block");
+    let codex: toml::Table = toml::from_str(&setup_block(&env, "codex")).unwrap();
+    let shown: Vec<toml::Table> = blocks
+        .iter()
+        .filter(|b| b.lang == "toml")
+        .filter_map(|b| toml::from_str::<toml::Table>(&b.text).ok())
+        .filter(|t| t.contains_key("hooks"))
+        .collect();
+    assert_eq!(shown, [codex], "docs/agents.md: the Codex block");
 }

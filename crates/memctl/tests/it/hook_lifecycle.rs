@@ -171,6 +171,12 @@ fn every_claude_code_event_is_answered_in_its_format() {
         "{}",
         gone.stderr
     );
+    // It says what a session end costs, not what a prompt would (issue 27).
+    assert!(
+        gone.stderr.contains("no after-session job was started") && !gone.stderr.contains("prompt"),
+        "{}",
+        gone.stderr
+    );
 
     let unknown = hook(
         &env,
@@ -180,6 +186,11 @@ fn every_claude_code_event_is_answered_in_its_format() {
     assert_eq!(unknown.stdout, "");
     assert_eq!(unknown.stderr.lines().count(), 1, "{}", unknown.stderr);
     assert!(unknown.stderr.contains("PreToolUse"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("the event was ignored"),
+        "{}",
+        unknown.stderr
+    );
 }
 
 #[test]
@@ -212,14 +223,30 @@ fn every_codex_event_is_answered_in_its_format() {
     }
     let stop = hook(&env, "codex", &event(&env, "codex", "stop.json", |_| {}));
     assert_eq!((stop.stdout.as_str(), stop.stderr.as_str()), ("", ""));
-    // Codex sends no SessionEnd: a hook given one says so.
+    // Codex 0.169 sends SessionEnd too (its transcript is a rollout file):
+    // answered as Claude Code's, with nothing on standard output.
+    let transcript = env.root().join("rollout.jsonl");
+    fs::write(&transcript, "{}\n").unwrap();
     let end = hook(
         &env,
         "codex",
-        &event(&env, "claude-code", "session-end.json", |_| {}),
+        &event(&env, "codex", "session-end.json", |e| {
+            e["transcript_path"] = Value::from(transcript.display().to_string());
+        }),
     );
-    assert_eq!(end.stdout, "");
-    assert!(end.stderr.contains("SessionEnd"), "{}", end.stderr);
+    assert_eq!((end.stdout.as_str(), end.stderr.as_str()), ("", ""));
+    // An event Codex does not send is one line on standard error.
+    let unknown = hook(
+        &env,
+        "codex",
+        r#"{"hook_event_name":"Notification","session_id":"s"}"#,
+    );
+    assert_eq!(unknown.stdout, "");
+    assert!(
+        unknown.stderr.contains("Notification"),
+        "{}",
+        unknown.stderr
+    );
 }
 
 #[test]

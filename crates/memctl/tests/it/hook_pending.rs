@@ -114,6 +114,11 @@ fn without_a_model_command_session_end_starts_nothing_and_says_so_once() {
     .assert_success();
     let first = system_message(&env, &transcript);
     assert!(first.contains("no model command is configured"), "{first}");
+    // Each line names memctl once (issue 27: "memctl: … memctl:" was doubled).
+    for line in first.lines() {
+        assert!(line.starts_with("memctl"), "{line}");
+        assert!(!line[1..].contains("memctl:"), "{line}");
+    }
     env.run_stdin(
         &["hook", "claude-code"],
         &event(&env, "SessionEnd", &transcript),

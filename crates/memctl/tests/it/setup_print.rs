@@ -93,11 +93,22 @@ fn codex_snippet_parses_as_toml_with_server_and_hooks() {
         .collect();
     assert_eq!(args, ["mcp"]);
     accepted(&env, &args);
-    for event in ["SessionStart", "UserPromptSubmit", "Stop"] {
+    let events: Vec<&String> = table["hooks"].as_table().unwrap().keys().collect();
+    assert_eq!(events, ["SessionEnd", "SessionStart", "UserPromptSubmit"]);
+    // Codex 0.169 caps SessionEnd at 3 s (and warns at each start of a longer one).
+    for (event, timeout) in [
+        ("SessionStart", 10),
+        ("UserPromptSubmit", 10),
+        ("SessionEnd", 3),
+    ] {
         let hook = &table["hooks"][event][0]["hooks"][0];
         assert_eq!(hook["type"].as_str(), Some("command"), "{event}");
-        // Codex names a command's time limit `timeout_sec`.
-        assert!(hook["timeout_sec"].as_integer().is_some(), "{event}");
+        // Codex reads a command's time limit from `timeout` (codex-rs
+        // `config/src/hook_config.rs`); `timeout_sec` it ignores, leaving
+        // its default of 600 s (issue 27). The real Codex checks it too:
+        // real_codex.rs trusts the hooks by the hash of what Codex read.
+        assert_eq!(hook["timeout"].as_integer(), Some(timeout), "{event}");
+        assert_eq!(hook.get("timeout_sec"), None, "{event}");
         let args = hook_args(hook["command"].as_str().unwrap());
         assert_eq!(args, ["hook", "codex"]);
         accepted(&env, &args);

@@ -22,9 +22,10 @@ pub enum Moment {
     SessionStart,
     /// The records relevant to the prompt.
     UserPromptSubmit,
-    /// The session is over (Claude Code's `SessionEnd`).
+    /// The session is over (`SessionEnd`).
     SessionEnd,
-    /// A turn is over, in an agent that has no end of session (Codex's `Stop`).
+    /// A turn is over (Codex's `Stop`: a Codex too old to send
+    /// `SessionEnd` has nothing else to end a session with).
     TurnEnd,
     /// An event memctl has nothing to add to (`PreCompact`: the
     /// `SessionStart` after a compaction gives the memory again).
@@ -37,7 +38,9 @@ pub fn moment(agent: HookAgent, name: &str) -> Option<Moment> {
     match (agent, name) {
         (_, "SessionStart") => Some(Moment::SessionStart),
         (_, "UserPromptSubmit") => Some(Moment::UserPromptSubmit),
-        (HookAgent::ClaudeCode, "SessionEnd") => Some(Moment::SessionEnd),
+        // Codex has sent SessionEnd since 0.16x (0.169.1 was seen to send it,
+        // with `transcript_path` and `reason`); an older one only has Stop.
+        (_, "SessionEnd") => Some(Moment::SessionEnd),
         (HookAgent::Codex, "Stop") => Some(Moment::TurnEnd),
         // Claude Code's Stop fires after every turn of a session whose
         // SessionEnd memctl also gets: nothing to do there.

@@ -85,23 +85,62 @@ fn serve(config: &Config, hook: &Hook) -> Exit {
                 eprintln!("{label}: warning: {}", ui::shown(&warning));
             }
         }
-        Err(e) => eprintln!("{label}: {e:#}; nothing was added to the prompt"),
+        Err(failed) => eprintln!("{label}: {:#}; {}", failed.error, failed.consequence()),
     }
     Exit::Ok
 }
 
+/// A hook that could not do what its event asks, and which event that was
+/// when it was read far enough to tell.
+struct Failed {
+    moment: Option<Moment>,
+    error: anyhow::Error,
+}
+
+impl Failed {
+    /// What the failure cost, for the end of its line: a prompt gets no
+    /// context; a session's end starts no job.
+    fn consequence(&self) -> &'static str {
+        match self.moment {
+            Some(Moment::SessionStart | Moment::UserPromptSubmit) => {
+                "nothing was added to the prompt"
+            }
+            Some(Moment::SessionEnd | Moment::TurnEnd) => "no after-session job was started",
+            Some(Moment::Nothing) | None => "the event was ignored",
+        }
+    }
+}
+
 /// The hook's standard output (`None`: nothing to add) and what to do
 /// after writing it.
-fn handle(config: &Config, hook: &Hook) -> anyhow::Result<(Option<String>, Option<After>)> {
-    let event = event::read()?;
-    let name = event::field(&event, "hook_event_name")?;
+fn handle(config: &Config, hook: &Hook) -> Result<(Option<String>, Option<After>), Failed> {
+    let unread = |error| Failed {
+        moment: None,
+        error,
+    };
+    let event = event::read().map_err(unread)?;
+    let name = event::field(&event, "hook_event_name").map_err(unread)?;
     let Some(moment) = event::moment(hook.agent, name) else {
-        bail!(
+        return Err(unread(anyhow::anyhow!(
             "{} sends no hook event {:?} that memctl answers",
             hook.agent.name(),
             mdstore::escape::for_message(name, 60)
-        );
+        )));
     };
+    answer_event(config, hook, &event, name, moment).map_err(|error| Failed {
+        moment: Some(moment),
+        error,
+    })
+}
+
+/// What `event` (read, and known to be `moment`) asks for.
+fn answer_event(
+    config: &Config,
+    hook: &Hook,
+    event: &Value,
+    name: &str,
+    moment: Moment,
+) -> anyhow::Result<(Option<String>, Option<After>)> {
     if mdagent::stores::named_workspace_dir(config).is_none()
         && let Some(cwd) = event.get("cwd").and_then(Value::as_str)
     {
@@ -109,12 +148,12 @@ fn handle(config: &Config, hook: &Hook) -> anyhow::Result<(Option<String>, Optio
             .with_context(|| format!("cannot enter the event's cwd {cwd:?}"))?;
     }
     match moment {
-        Moment::SessionStart => session_start(config, hook, &event, name),
-        Moment::UserPromptSubmit => user_prompt_submit(config, hook, &event, name),
+        Moment::SessionStart => session_start(config, hook, event, name),
+        Moment::UserPromptSubmit => user_prompt_submit(config, hook, event, name),
         Moment::SessionEnd | Moment::TurnEnd if hook.lifecycle => {
             let end = lifecycle::SessionEnd {
-                session_id: event::field(&event, "session_id")?,
-                transcript: event::optional_field(&event, "transcript_path")?
+                session_id: event::field(event, "session_id")?,
+                transcript: event::optional_field(event, "transcript_path")?
                     .map(std::path::Path::new),
                 after_turn: moment == Moment::TurnEnd,
             };
