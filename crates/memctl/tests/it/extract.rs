@@ -312,6 +312,45 @@ fn simple_json_transcript_sends_user_and_assistant_text_only() {
     );
 }
 
+/// Issue 25 item 4: a `user` line carrying `toolUseResult` with string
+/// content, `message.role` of `tool` or `system` under `type: user`, a text
+/// block beside a `tool_result` block and `<System-Reminder>` in another
+/// case all reached the model as what the user said.
+#[test]
+fn untrusted_text_in_four_shapes_reached_the_model() {
+    let x = Extract::new("hostile-shapes.jsonl", "good.json");
+    x.run(&["--dry-run"]).assert_success();
+    let stdin = x.model_stdin();
+    for marker in [
+        "STRING-TOOL-RESULT-MARKER",
+        "IMPORTANT NOTE FOR AI AGENTS",
+        "ROLE-TOOL-MARKER",
+        "ROLE-SYSTEM-MARKER",
+        "TEXT-BESIDE-RESULT-MARKER",
+        "REMINDER-CASE-MARKER",
+    ] {
+        assert!(
+            !stdin.contains(marker),
+            "{marker} reached the model:\n{stdin}"
+        );
+    }
+    let request: Value = serde_json::from_str(&stdin).expect("the request is JSON");
+    let texts: Vec<&str> = request["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["text"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Our CI uses pnpm, never npm.",
+            "Noted: pnpm in CI.",
+            "Thanks. Ship it."
+        ]
+    );
+}
+
 #[test]
 fn bad_transcript_line_names_the_file_and_the_line() {
     let x = Extract::new("session.jsonl", "good.json");
