@@ -15,6 +15,7 @@ mod fields;
 mod params;
 mod read;
 mod stdio;
+mod strict;
 mod tools;
 mod write;
 

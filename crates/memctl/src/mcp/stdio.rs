@@ -19,6 +19,8 @@ use tokio::io::{
 };
 use tokio::sync::mpsc;
 
+use super::strict::{self, StrictError};
+
 /// A line longer than this is answered with an error and never held whole
 /// (rmcp's own limit, so that what passes the filter also passes rmcp).
 const MAX_LINE_BYTES: usize = DEFAULT_MAX_LINE_LENGTH;
@@ -149,28 +151,74 @@ fn verdict(line: &[u8]) -> Option<String> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let message: Value = match serde_json::from_slice(text) {
+    let message: Value = match strict::parse(text) {
         Ok(message) => message,
         // serde_json's message names the line and column, never the text.
-        Err(e) => {
+        Err(StrictError::Syntax(e)) => {
             return Some(error_line(
                 &Value::Null,
                 ErrorData::parse_error(format!("Parse error: the message is not JSON ({e})"), None),
             ));
         }
+        Err(StrictError::Duplicate(duplicate)) => return Some(duplicate_answer(text, &duplicate)),
     };
     if !message.is_object() {
         return Some(error_line(&Value::Null, not_a_request(&message)));
     }
-    let id = message
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number())?;
+    if let Some(id) = message.get("id")
+        && !is_request_id(id)
+    {
+        // rmcp answers these without any `id`; JSON-RPC asks for `null`.
+        return Some(error_line(
+            &Value::Null,
+            ErrorData::invalid_request(
+                format!(
+                    "Invalid Request: `id` must be a string or a whole number, not {}",
+                    id_kind(id)
+                ),
+                None,
+            ),
+        ));
+    }
+    let id = message.get("id")?;
     let method = message.get("method").and_then(Value::as_str)?;
     let problem = params_problem(method, message.get("params"))?;
     Some(error_line(
         id,
         ErrorData::invalid_params(format!("Invalid params: {problem}"), None),
     ))
+}
+
+/// A request id rmcp reads: a string, or a number it holds as an `i64`.
+fn is_request_id(id: &Value) -> bool {
+    id.is_string() || id.as_i64().is_some()
+}
+
+fn id_kind(id: &Value) -> &'static str {
+    match id {
+        Value::Number(_) => "a number with a fraction or beyond 64 bits",
+        other => kind(other),
+    }
+}
+
+/// The answer to a message that names a key twice: which value a reader
+/// takes is up to it (serde_json the last, a client showing a call for
+/// approval perhaps the first), so nothing in it is done. Inside `params`
+/// it is -32602 "Invalid params" with the request's id; elsewhere -32600,
+/// with the id when the id itself is not in doubt.
+fn duplicate_answer(text: &[u8], duplicate: &strict::Duplicate) -> String {
+    let plain: Value = serde_json::from_slice(text).unwrap_or(Value::Null);
+    let id_in_doubt = duplicate.path.is_empty() && duplicate.key == "\"id\"";
+    let id = match plain.get("id") {
+        Some(id) if is_request_id(id) && !id_in_doubt => id.clone(),
+        _ => Value::Null,
+    };
+    let error = if duplicate.path.first().is_some_and(|k| k == "params") {
+        ErrorData::invalid_params(format!("Invalid params: {duplicate}"), None)
+    } else {
+        ErrorData::invalid_request(format!("Invalid Request: {duplicate}"), None)
+    };
+    error_line(&id, error)
 }
 
 /// The answer to a message that is not an object: JSON-RPC's -32600, with
@@ -331,6 +379,54 @@ mod tests {
             .build()
             .unwrap()
             .block_on(future)
+    }
+
+    /// Issue 25 item 5: `{"name":"dupkey","name":"other"}` wrote `other`,
+    /// while a client showing the first key for approval showed `dupkey`.
+    #[test]
+    fn mcp_arguments_with_a_duplicated_key_were_applied() {
+        let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"remember","arguments":{"name":"dupkey","name":"other","type":"project"}}}"#;
+        let answer = answer_of(line).unwrap();
+        assert_eq!(answer["id"], 7, "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        assert_eq!(
+            answer["error"]["message"],
+            "Invalid params: the key \"name\" appears twice in one object (in \"params\" → \"arguments\")"
+        );
+        let line = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","method":"tools/list"}"#;
+        let answer = answer_of(line).unwrap();
+        assert_eq!(
+            (answer["id"].clone(), answer["error"]["code"].clone()),
+            (8.into(), (-32600).into())
+        );
+        let line = r#"{"jsonrpc":"2.0","id":8,"id":9,"method":"tools/list"}"#;
+        let answer = answer_of(line).unwrap();
+        assert_eq!(answer["id"], Value::Null, "the id is in doubt: {answer}");
+        assert_eq!(answer["error"]["code"], -32600);
+    }
+
+    /// Issue 25 item 5: rmcp answered an id that is not a string or a
+    /// whole number with -32600 and no `id` at all.
+    #[test]
+    fn a_request_id_that_is_not_a_string_or_a_whole_number_had_no_null_id() {
+        for id in [
+            "true",
+            "null",
+            "1.5",
+            "{\"a\":1}",
+            "[1]",
+            "99999999999999999999",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            let answer = answer_of(&line).unwrap_or_else(|| panic!("{id} passed"));
+            assert_eq!(answer["id"], Value::Null, "{id}: {answer}");
+            assert!(answer.as_object().unwrap().contains_key("id"), "{answer}");
+            assert_eq!(answer["error"]["code"], -32600, "{id}: {answer}");
+        }
+        for id in ["1", "-3", "\"abc\""] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            assert_eq!(answer_of(&line), None, "{id} is a good id");
+        }
     }
 
     #[test]

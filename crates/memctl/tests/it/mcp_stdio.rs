@@ -178,3 +178,56 @@ fn mcp_a_parse_error_just_before_the_input_ends_is_still_answered() {
     assert_eq!(run.code, 5, "{}", run.render());
     assert!(run.stdout.contains("-32700"), "{}", run.render());
 }
+
+/// Issue 25 item 5: `{"name":"dupkey","name":"other",…}` wrote `other`,
+/// while a client that shows the first key when it asks the user for
+/// approval showed `dupkey`. Now nothing is written and the error names
+/// the key; the session goes on.
+#[test]
+fn mcp_arguments_with_a_duplicated_key_wrote_the_last_one() {
+    let env = TestEnv::new();
+    let mut session = RawSession::start(&env);
+    session.send_raw(
+        concat!(
+            r#"{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"remember","#,
+            r#""arguments":{"name":"dupkey","name":"other","type":"project","description":"d","body":"b"}}}"#,
+            "\n"
+        )
+        .as_bytes(),
+    );
+    let answer = session.next_message();
+    assert_eq!(answer["id"], 31, "{answer}");
+    let (code, message) = error_of(&answer);
+    assert_eq!(code, -32602, "{answer}");
+    assert!(message.contains("\"name\" appears twice"), "{message}");
+    assert_alive(&mut session, 32);
+    assert!(session.close().success());
+    let records: Vec<_> = ["dupkey.md", "other.md"]
+        .into_iter()
+        .filter(|f| env.store().join(f).exists())
+        .collect();
+    assert!(records.is_empty(), "written: {records:?}");
+}
+
+/// Issue 25 item 5: a request whose `id` is not a string or a whole
+/// number was answered with -32600 and no `id` at all; JSON-RPC asks for
+/// `"id": null`.
+#[test]
+fn mcp_a_request_id_that_is_not_a_string_or_number_was_answered_without_an_id() {
+    let env = TestEnv::new();
+    let mut session = RawSession::start(&env);
+    for id in ["true", "null", "1.5", "{\"a\":1}", "[2]"] {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}\n");
+        session.send_raw(line.as_bytes());
+        let answer = session.next_message();
+        assert!(
+            answer
+                .as_object()
+                .is_some_and(|a| a.get("id") == Some(&Value::Null)),
+            "{id}: {answer}"
+        );
+        assert_eq!(error_of(&answer).0, -32600, "{id}: {answer}");
+    }
+    assert_alive(&mut session, 40);
+    assert!(session.close().success());
+}
