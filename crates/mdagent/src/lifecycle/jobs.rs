@@ -49,6 +49,15 @@ pub struct Launcher {
     pub program: PathBuf,
 }
 
+impl Launcher {
+    /// The running program, by its canonical path: the memctl whose hook
+    /// or server starts the job.
+    pub fn current() -> io::Result<Launcher> {
+        let program = std::env::current_exe().and_then(fs::canonicalize)?;
+        Ok(Launcher { program })
+    }
+}
+
 /// A job that could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {

@@ -71,6 +71,43 @@ pub fn start_jobs(launcher: &Launcher, stores: &[ScopedStore], moment: Moment) -
     warnings
 }
 
+/// What an MCP server does about watchers: when the settings allow the
+/// watcher job, it starts the same detached watcher a hook starts (one
+/// that outlives the server: a client starts its MCP servers before its
+/// first hook, and a watcher of the server's own, gone with the session,
+/// kept the hook from starting the one that stays; issue 27, seen under
+/// Codex), and `detached` is true; otherwise the server keeps its stores
+/// watched itself, for its lifetime, as it always did.
+#[derive(Debug, Default)]
+pub struct KeepWatched {
+    pub detached: bool,
+    pub warnings: Vec<String>,
+}
+
+/// Starts the detached watcher of each of `stores` that has none, when
+/// the settings allow it ([`KeepWatched`]).
+pub fn keep_watched(launcher: &Launcher, stores: &[ScopedStore]) -> KeepWatched {
+    let stores = distinct(stores);
+    let allowed = autostart::autostart(&stores);
+    if !allowed.watch {
+        return KeepWatched::default();
+    }
+    let mut warnings = allowed.warnings;
+    for scoped in &stores {
+        if let Err(e) = start_watcher(launcher, scoped) {
+            warnings.push(format!(
+                "no watcher started for the {} store: {}",
+                scoped.scope.as_str(),
+                chain(&e)
+            ));
+        }
+    }
+    KeepWatched {
+        detached: true,
+        warnings,
+    }
+}
+
 /// A session that ended (Claude Code's `SessionEnd`), or, for an agent
 /// without that event, a turn that ended (Codex's `Stop`).
 #[derive(Debug)]

@@ -5,8 +5,9 @@
 //! `answers`), from which `tools/list` derives its schemas (`tools`); the
 //! answer is the tool's `structuredContent` and, as JSON, its text block.
 //! The tools call the same library functions as the CLI; writes go through
-//! `mdstore::txn::Transaction` only. A watcher per store runs while the
-//! server lives, so searches re-read only what changed.
+//! `mdstore::txn::Transaction` only. Each store is kept watched (by the
+//! detached watcher a hook starts, or by the server itself), so searches
+//! re-read only what changed.
 
 mod answers;
 mod args;
@@ -93,15 +94,27 @@ pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// Starts a watcher for each store on a thread of its own, so that the
-/// client's `initialize` is answered while an index is built. A store that
-/// another watcher (`memctl watch`) already keeps is left to it; without a
-/// watcher, a search compares the store with its index instead.
+/// Keeps each store watched, on a thread of its own so that the client's
+/// `initialize` is answered meanwhile: by the detached watcher a hook
+/// starts, which outlives this server (`mdagent::lifecycle::keep_watched`),
+/// or, when the settings turn that job off, by a watcher of the server's
+/// own, built here while the server lives. A store that another watcher
+/// already keeps is left to it; without a watcher, a search compares the
+/// store with its index instead.
 fn start_watchers(config: Config, verbose: bool) -> JoinHandle<Vec<Watcher>> {
     std::thread::spawn(move || {
         let Ok(stores) = stores::read_stores(&config) else {
             return Vec::new();
         };
+        if let Ok(launcher) = mdagent::lifecycle::Launcher::current() {
+            let kept = mdagent::lifecycle::keep_watched(&launcher, &stores);
+            for warning in &kept.warnings {
+                eprintln!("warning: {}", ui::shown(warning));
+            }
+            if kept.detached {
+                return Vec::new();
+            }
+        }
         let cache = mdindex::cache_dir_from_env();
         let mut watchers = Vec::new();
         for scoped in &stores {

@@ -363,6 +363,39 @@ fn settings_turn_the_watcher_off() {
     }
 }
 
+/// A client starts its MCP servers before its first hook (Codex 0.169 was
+/// seen to): the server starts the detached watcher the hook would, which
+/// outlives it, and the session's hook then finds it and starts no other.
+/// Before, the server kept its own watcher, gone with the session, and
+/// the hook, finding it alive, started none (issue 27).
+#[test]
+fn an_mcp_server_before_the_hook_leaves_the_watcher_that_stays() {
+    let mut env = project();
+    env.set_var("MEMCTL_AUTO_WATCH", "on");
+    let _cleanup = StoresRemoved(&env);
+    let server = crate::mcp::RawSession::start(&env);
+    wait_until("the server's watcher job keeps the store", || {
+        live_watchers(&env) == 1 && !cache_files(&env, ".watch.log").is_empty()
+    });
+    hook(
+        &env,
+        "codex",
+        &event(&env, "codex", "session-start.json", |_| {}),
+    );
+    assert!(server.close().success());
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(live_watchers(&env), 1, "the watcher outlives the server");
+    // With the watcher job off, the server watches its stores itself while
+    // it lives, as it always did, and leaves nothing behind.
+    let mut off = project();
+    off.set_var("MEMCTL_AUTO_WATCH", "off");
+    let server = crate::mcp::RawSession::start(&off);
+    wait_until("the server's own watcher", || live_watchers(&off) == 1);
+    assert!(server.close().success());
+    wait_until("its watcher went with it", || live_watchers(&off) == 0);
+    assert!(cache_files(&off, ".watch.log").is_empty());
+}
+
 /// A project whose store holds an exact duplicate and an expired record,
 /// with dream's gates open after one write.
 fn store_to_consolidate() -> TestEnv {

@@ -103,7 +103,7 @@ pub(crate) fn run_python_client(
     args: &[&std::ffi::OsStr],
 ) -> std::process::Output {
     let python = python_with_mcp();
-    let template = env.std_command();
+    let template = without_watcher_job(env.std_command());
     let mut client = Command::new(python);
     client
         .arg(client_dir().join(script))
@@ -119,6 +119,19 @@ pub(crate) fn run_python_client(
     client.output().expect("the client script runs")
 }
 
+/// `command` with `MEMCTL_AUTO_WATCH=off` unless the test set it: the
+/// server then watches its stores itself while it lives, and leaves no
+/// detached watcher behind it (mcp_watch.rs tests that one).
+pub(crate) fn without_watcher_job(mut command: Command) -> Command {
+    if command
+        .get_envs()
+        .all(|(name, _)| name != "MEMCTL_AUTO_WATCH")
+    {
+        command.env("MEMCTL_AUTO_WATCH", "off");
+    }
+    command
+}
+
 /// A server started by hand, spoken to one JSON-RPC line at a time.
 pub(crate) struct RawSession {
     child: std::process::Child,
@@ -132,8 +145,7 @@ impl RawSession {
 
     /// With global options before `mcp` (`--store DIR`).
     pub(crate) fn start_with(env: &TestEnv, options: &[&str]) -> RawSession {
-        let mut child = env
-            .std_command()
+        let mut child = without_watcher_job(env.std_command())
             .args(options)
             .arg("mcp")
             .current_dir(env.work())

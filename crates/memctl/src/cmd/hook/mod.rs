@@ -267,8 +267,5 @@ fn jobs(stores: Vec<mdagent::stores::ScopedStore>, moment: JobMoment) -> Option<
 
 /// This very program, so that a job is the version of the hook that starts it.
 fn launcher() -> anyhow::Result<Launcher> {
-    let program = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .context("cannot find the memctl program that runs this hook")?;
-    Ok(Launcher { program })
+    Launcher::current().context("cannot find the memctl program that runs this hook")
 }
