@@ -4,6 +4,7 @@
 //! returned ([`provenance`]). memctl proposes nothing itself.
 
 pub mod answer;
+pub mod codex;
 pub mod provenance;
 pub mod request;
 pub mod transcript;

@@ -80,7 +80,8 @@ impl TranscriptError {
     }
 }
 
-/// Reads `path`: a JSON array (`[` first) is the simple format, anything
+/// Reads `path`: a JSON array (`[` first) is the simple format, a first
+/// line of type `session_meta` Codex's rollout (`super::codex`), anything
 /// else Claude Code's JSONL. An error names the file and the line or message.
 pub fn read(path: &Path) -> Result<Conversation, TranscriptError> {
     let cannot_read = |error| TranscriptError::Read {
@@ -112,12 +113,14 @@ pub fn read(path: &Path) -> Result<Conversation, TranscriptError> {
     };
     if text.trim_start().starts_with('[') {
         read_simple(text).map_err(located)
+    } else if super::codex::is_rollout(text) {
+        super::codex::read_rollout(text).map_err(located)
     } else {
         read_jsonl(text).map_err(located)
     }
 }
 
-const FORMAT_HINT: &str = "give a Claude Code session file (~/.claude/projects/<project>/<session>.jsonl) or a JSON array of {\"role\": \"user\"|\"assistant\"|\"tool\", \"text\": \"…\"}";
+const FORMAT_HINT: &str = "give a Claude Code session file (~/.claude/projects/<project>/<session>.jsonl), a Codex rollout (~/.codex/sessions/…/rollout-….jsonl) or a JSON array of {\"role\": \"user\"|\"assistant\"|\"tool\", \"text\": \"…\"}";
 
 /// `[{"role": "user"|"assistant"|"tool", "text": "…"}]`; `tool` messages
 /// are tool output.
@@ -287,7 +290,7 @@ fn without_reminders(text: &str, tool_output: &mut Vec<String>) -> String {
 }
 
 /// Every string inside `value` (a tool result may nest its text in blocks).
-fn collect_strings(value: &Value, out: &mut Vec<String>) {
+pub(crate) fn collect_strings(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::String(text) => out.push(text.clone()),
         Value::Array(values) => values.iter().for_each(|v| collect_strings(v, out)),
@@ -306,7 +309,7 @@ impl Role {
 }
 
 impl Conversation {
-    fn push(&mut self, role: Role, text: String) {
+    pub(crate) fn push(&mut self, role: Role, text: String) {
         if !text.trim().is_empty() {
             self.messages.push(Message { role, text });
         }

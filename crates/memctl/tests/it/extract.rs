@@ -10,21 +10,21 @@ use serde_json::Value;
 
 use crate::env::{Run, TestEnv};
 
-fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extract")
 }
 
 /// A test world whose model command is the fake runner answering with
 /// `answers/ANSWER`, and the transcript `TRANSCRIPT` copied into it (so
 /// that messages show `[ROOT]/…`).
-struct Extract {
-    env: TestEnv,
-    transcript: String,
-    llm_cmd: String,
+pub(crate) struct Extract {
+    pub(crate) env: TestEnv,
+    pub(crate) transcript: String,
+    pub(crate) llm_cmd: String,
 }
 
 impl Extract {
-    fn new(transcript: &str, answer: &str) -> Extract {
+    pub(crate) fn new(transcript: &str, answer: &str) -> Extract {
         let mut env = TestEnv::new();
         let copy = env.root().join(transcript);
         fs::copy(fixtures().join(transcript), &copy).expect("the transcript fixture");
@@ -47,7 +47,7 @@ impl Extract {
         }
     }
 
-    fn run(&self, extra: &[&str]) -> Run {
+    pub(crate) fn run(&self, extra: &[&str]) -> Run {
         let mut args = vec![
             "extract",
             "--transcript",
@@ -60,7 +60,7 @@ impl Extract {
     }
 
     /// What the fake model read on its standard input.
-    fn model_stdin(&self) -> String {
+    pub(crate) fn model_stdin(&self) -> String {
         fs::read_to_string(stdin_path(&self.env))
             .expect("the model command ran and saved its input")
     }

@@ -41,6 +41,7 @@ mod edit;
 mod end_of_input;
 mod env;
 mod extract;
+mod extract_codex;
 mod forget;
 mod freshness;
 mod from_json;
