@@ -106,7 +106,10 @@ impl Failed {
                 "nothing was added to the prompt"
             }
             Some(Moment::SessionEnd | Moment::TurnEnd) => "no after-session job was started",
-            Some(Moment::Nothing) | None => "the event was ignored",
+            // Any event, a prompt's among them.
+            Some(Moment::Nothing) | None => {
+                "the event was ignored (nothing was added to the prompt)"
+            }
         }
     }
 }
