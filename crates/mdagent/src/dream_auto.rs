@@ -106,12 +106,10 @@ impl DreamLock {
         for scoped in stores {
             let path = crate::cache_file(&scoped.store, "dream-lock");
             ensure_parent(&path)?;
-            let file = match OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-            {
+            let file = match mdstore::atomic::open_private(
+                &path,
+                OpenOptions::new().create(true).truncate(false).write(true),
+            ) {
                 Ok(file) => file,
                 Err(source) => return Err(DreamAutoError::OpenLock { path, source }),
             };

@@ -222,15 +222,11 @@ fn lock(path: &Path) -> Result<File, PendingError> {
         path: lock_path.clone(),
         source,
     };
-    if let Some(dir) = lock_path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_error)?;
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_error)?;
+    let file = mdstore::atomic::open_private(
+        &lock_path,
+        OpenOptions::new().create(true).truncate(false).write(true),
+    )
+    .map_err(io_error)?;
     file.lock().map_err(io_error)?;
     Ok(file)
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::error::{Error, Result, SqliteContext, is_damage};
+use crate::location::sibling;
 use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
@@ -145,10 +146,29 @@ impl fmt::Display for RebuildCause {
 }
 
 /// Opens a connection with the settings every index connection uses.
+///
+/// The index says what the user's records hold: it is the owner's alone
+/// (0600), made so before SQLite opens it, which gives its WAL and
+/// shared-memory files the database file's mode.
 pub(crate) fn connect(path: &Path, create: bool) -> Result<Connection> {
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        mdstore::atomic::open_private(
+            path,
+            fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true),
+        )
+        .map_err(|e| Error::io(path, e))?;
+    }
+    for file in [
+        path.to_path_buf(),
+        sibling(path, "-wal"),
+        sibling(path, "-shm"),
+    ] {
+        mdstore::atomic::keep_private(&file).map_err(|e| Error::io(&file, e))?;
     }
     let conn = Connection::open_with_flags(path, flags).at(path)?;
     conn.busy_timeout(BUSY_TIMEOUT).at(path)?;

@@ -123,12 +123,11 @@ impl Drop for BuildLock {
 }
 
 fn open_lock_file(path: &Path) -> Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))
+    mdstore::atomic::open_private(
+        path,
+        OpenOptions::new().create(true).truncate(false).write(true),
+    )
+    .map_err(|e| Error::io(path, e))
 }
 
 /// Whether `path` (from a watcher event) is a sync cookie of the store at `root`.

@@ -49,6 +49,46 @@ pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
     builder.create(dir)
 }
 
+/// Opens `path` with `options` (which should create it) as a file only its
+/// owner may read or write: created 0600, and made 0600 if it had another
+/// mode; its missing folders are created 0700. For memctl's own files in
+/// the cache folder that are not written whole (locks, the index): what
+/// they are named after says what the user works on.
+pub fn open_private(path: &Path, options: &mut fs::OpenOptions) -> io::Result<File> {
+    create_private_dir_all(parent_dir(path))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(path)?;
+    make_private(&file)?;
+    Ok(file)
+}
+
+/// Makes the file at `path`, when there is one, its owner's alone (0600).
+pub fn keep_private(path: &Path) -> io::Result<()> {
+    match File::open(path) {
+        Ok(file) => make_private(&file),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn make_private(file: &File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let permissions = file.metadata()?.permissions();
+        if permissions.mode() & 0o077 != 0 {
+            file.set_permissions(fs::Permissions::from_mode(permissions.mode() & 0o700))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
 fn write_as(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
     before_write()?;
     let dir = parent_dir(path);
@@ -248,6 +288,35 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
         write_private_file(&path, b"[1]").unwrap();
         assert_eq!(mode(&path), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_or_index_opened_private_is_the_owners_alone_even_when_it_was_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/x.lock");
+        let open = || {
+            open_private(
+                &path,
+                fs::OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true),
+            )
+            .unwrap()
+        };
+        drop(open());
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("cache")), 0o700);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        drop(open());
+        assert_eq!(mode(&path), 0o600);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o664)).unwrap();
+        keep_private(&path).unwrap();
+        assert_eq!(mode(&path), 0o600);
+        keep_private(&dir.path().join("missing")).unwrap();
     }
 
     #[test]

@@ -6,5 +6,10 @@ use jiff::Timestamp;
 
 /// Now, to the whole second.
 pub fn now() -> Timestamp {
-    Timestamp::from_second(Timestamp::now().as_second()).unwrap_or_else(|_| Timestamp::now())
+    whole_second(Timestamp::now())
+}
+
+/// `time` to the whole second below it (a file's mtime has nanoseconds).
+pub fn whole_second(time: Timestamp) -> Timestamp {
+    Timestamp::from_second(time.as_second()).unwrap_or(time)
 }

@@ -230,8 +230,9 @@ pub struct ContextArgs {
     /// fails the prompt (errors go to stderr, exit 0)
     #[arg(long, value_enum, value_name = "AGENT")]
     pub hook: Option<HookAgent>,
-    /// Records shown at most
-    #[arg(long, default_value_t = mdagent::context::DEFAULT_MAX, value_name = "N")]
+    /// Records shown at most (at least 1)
+    #[arg(long, default_value_t = mdagent::context::DEFAULT_MAX, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max: usize,
     /// Characters of output at most (default 9000); a record that does not
     /// fit is left out whole

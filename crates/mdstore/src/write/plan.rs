@@ -399,7 +399,16 @@ fn render(
     fm.set("name", text(leaf));
     fm.set("description", text(&one_line(&merged.description)));
     fm.set("type", text(merged.record_type.as_str()));
-    let created = old.and_then(|r| r.meta.created).unwrap_or(options.now);
+    let written = old
+        .and_then(|r| r.frontmatter.as_ref())
+        .is_some_and(|f| f.keys().iter().any(|k| k == "created"));
+    let created = match old.and_then(|r| r.meta.created) {
+        // A hand-made record without `created` took its file's mtime (SPEC
+        // §2), nanoseconds and all: written as memctl writes every time.
+        Some(taken) if !written => crate::clock::whole_second(taken),
+        Some(created) => created,
+        None => options.now,
+    };
     fm.set("created", text(&created.to_string()));
     fm.set("updated", text(&options.now.to_string()));
     let revision = old.map_or(1, |r| revision_of(r).saturating_add(1));

@@ -80,6 +80,7 @@ mod secrets;
 mod semantic;
 mod semantic_context;
 mod setup_print;
+mod small_things;
 mod status;
 mod trojan_source;
 mod watch;

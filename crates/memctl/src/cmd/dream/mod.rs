@@ -132,7 +132,9 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     {
         reports::record(&stores[0], Job::Dream, &message);
     }
-    render::report(&args, &plan, applied.as_ref(), &oriented)?;
+    if !ui.quiet || args.json {
+        render::report(&args, &plan, applied.as_ref(), &oriented)?;
+    }
     Ok(Exit::Ok)
 }
 
@@ -210,7 +212,11 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
 }
 
 /// The plan as a person reads it, or as JSON for `--dry-run --json`; secrets hidden.
+/// With `--yes -q` nobody reads it (as `remember --yes -q`): not shown.
 fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::Result<()> {
+    if ui.quiet && args.yes && !args.dry_run && !args.json {
+        return Ok(());
+    }
     if args.json && args.dry_run {
         render::print_json(plan)?;
     } else if !args.json {
