@@ -17,7 +17,7 @@ use mdstore::guard::secrets::secret_note;
 use crate::plan::{DroppedFact, Operation, PLAN_VERSION, Plan, RecordRef, Scope};
 use crate::records::DreamRecord;
 
-pub use plan_wide::max_removals;
+pub use plan_wide::{MIN_REMOVALS, max_removals};
 
 /// Limits a plan must respect.
 #[derive(Clone, Debug)]

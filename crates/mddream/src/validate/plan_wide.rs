@@ -115,7 +115,7 @@ pub(super) fn names_unique(plan: &Plan, known: &Known<'_>) -> Result<(), Rejecti
     Ok(())
 }
 
-/// At most `max(1, floor(pct% of the records))` removed in one plan.
+/// At most [`max_removals`] records removed in one plan.
 pub(super) fn removal_limit(plan: &Plan, records: usize, pct: f64) -> Result<(), Rejection> {
     let limit = max_removals(records, pct);
     let mut removed = 0;
@@ -135,7 +135,17 @@ pub(super) fn removal_limit(plan: &Plan, records: usize, pct: f64) -> Result<(),
     Ok(())
 }
 
-/// How many records a plan may remove from `records`.
+/// However small the store, a plan may remove this many records (unless
+/// `--max-delete-pct` is 0): one of each kind of removal the rules make in
+/// a pass, an expired record retired, an exact duplicate merged away and a
+/// corrected record retired. Below 12 records the default 25% allows fewer
+/// (one under 8), so a new user's first dream of an expired record and a
+/// duplicate was refused; from 12 up the percentage allows as many, and the
+/// floor changes nothing. A runaway plan still loses at most three records.
+pub const MIN_REMOVALS: usize = 3;
+
+/// How many records a plan may remove from `records`: `pct`% of them, and at
+/// least [`MIN_REMOVALS`]; none when `pct` is 0.
 pub fn max_removals(records: usize, pct: f64) -> usize {
     // `--max-delete-pct 0` means nothing removed; NaN is refused earlier
     // and counts as 0 here.
@@ -143,7 +153,6 @@ pub fn max_removals(records: usize, pct: f64) -> usize {
         return 0;
     }
     let share = (pct.clamp(0.0, 100.0) / 100.0 * records as f64).floor();
-    // A float in [0, records] converts exactly enough. At least one, so
-    // that a small store can lose its one duplicate at the default 25%.
-    (share as usize).max(1)
+    // A float in [0, records] converts exactly enough.
+    (share as usize).max(MIN_REMOVALS)
 }

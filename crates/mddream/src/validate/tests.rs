@@ -34,7 +34,7 @@ pub(crate) fn record(scope: Scope, id: &str, source: Source, body: &str) -> Drea
     }
 }
 
-/// Ten records (so that 25% allows two removals): `a`…`j` in the workspace,
+/// Ten records (so that 25% allows two removals, the floor three): `a`…`j` in the workspace,
 /// `a` `b` `c` holding facts a merge must keep, `g` (global) and `u` (user).
 fn records() -> Vec<DreamRecord> {
     let mut all = vec![
@@ -514,23 +514,29 @@ fn plan_retiring_more_than_the_limit_is_rejected() {
             retire(ws("e"), None),
             retire(ws("f"), None),
             retire(ws("h"), None),
+            retire(ws("i"), None),
         ],
     );
-    assert_eq!(broken(&plan), (Rule::RemovalLimit, Some(2)));
+    assert_eq!(broken(&plan), (Rule::RemovalLimit, Some(3)));
 }
 
 #[test]
 fn merge_sources_count_toward_the_removal_limit() {
     // good_merge removes a and b (neither is kept under "tooling").
-    let plan = plan(Origin::Rules, vec![good_merge(), retire(ws("e"), None)]);
-    assert_eq!(broken(&plan), (Rule::RemovalLimit, Some(1)));
+    let plan = plan(
+        Origin::Rules,
+        vec![good_merge(), retire(ws("e"), None), retire(ws("f"), None)],
+    );
+    assert_eq!(broken(&plan), (Rule::RemovalLimit, Some(2)));
 }
 
 #[test]
-fn one_removal_is_allowed_unless_the_limit_is_zero() {
-    assert_eq!(super::max_removals(3, 25.0), 1);
-    assert_eq!(super::max_removals(10, 25.0), 2);
-    assert_eq!(super::max_removals(10, 0.5), 1);
+fn three_removals_are_allowed_unless_the_limit_is_zero() {
+    assert_eq!(super::max_removals(3, 25.0), 3);
+    assert_eq!(super::max_removals(6, 25.0), 3);
+    assert_eq!(super::max_removals(10, 0.5), 3);
+    assert_eq!(super::max_removals(16, 25.0), 4);
+    assert_eq!(super::max_removals(100, 25.0), 25);
 }
 
 /// `--max-delete-pct 0` still let one record be retired.

@@ -116,10 +116,10 @@ pub fn plan_json(records: &[DreamRecord], data: &[u8]) -> bool {
             Operation::Update { .. } => {}
         }
     }
-    // SPEC §7: at most `max(1, floor(pct% of the records))`.
+    // SPEC §7: at most `max(3, floor(pct% of the records))`.
     let allowed = (options.max_delete_pct / 100.0 * records.len() as f64)
         .floor()
-        .max(1.0);
+        .max(mddream::validate::MIN_REMOVALS as f64);
     assert!(
         removed.len() as f64 <= allowed,
         "{} of {} records removed",

@@ -291,14 +291,15 @@ impl<'s> Transaction<'s> {
 
     /// Saves a record edited by hand, if it is valid (secrets included) and
     /// the file on disk is still `started_from`, the bytes the editor began
-    /// with (compare-and-swap). `updated` and `revision` are set here.
+    /// with (compare-and-swap). `updated` and `revision` are set here; the
+    /// new revision is returned.
     pub fn save_edit(
         &mut self,
         rel_path: &Path,
         started_from: &[u8],
         edited: &str,
         now: Timestamp,
-    ) -> Result<(), EditError> {
+    ) -> Result<u64, EditError> {
         let problems = edit::validate(
             &id_from_rel_path(rel_path),
             &String::from_utf8_lossy(started_from),
@@ -326,13 +327,15 @@ impl<'s> Transaction<'s> {
             rel_path: rel_path.to_path_buf(),
             source,
         })?;
+        let meta = frontmatter::parse(&text).meta;
+        let revision = meta.revision.unwrap_or(old_revision + 1);
         self.view.upsert(Summary {
             id: id_from_rel_path(rel_path),
             rel_path: rel_path.to_path_buf(),
-            meta: frontmatter::parse(&text).meta,
+            meta,
         });
         self.touched(rel_path.to_path_buf());
-        Ok(())
+        Ok(revision)
     }
 
     fn clean_temp_files_once(&mut self) {

@@ -272,13 +272,15 @@ fn edit_is_saved_with_the_next_revision_when_the_file_is_unchanged() {
     fs::write(dir.path().join("ci.md"), RECORD).unwrap();
     let mut txn = begin(&store);
     let edited = RECORD.replace("body", "new body");
-    txn.save_edit(
-        "ci.md".as_ref(),
-        RECORD.as_bytes(),
-        &edited,
-        NOW.parse().unwrap(),
-    )
-    .unwrap();
+    let revision = txn
+        .save_edit(
+            "ci.md".as_ref(),
+            RECORD.as_bytes(),
+            &edited,
+            NOW.parse().unwrap(),
+        )
+        .unwrap();
+    assert_eq!(revision, 3);
     txn.commit(&mut ());
     let text = fs::read_to_string(dir.path().join("ci.md")).unwrap();
     assert!(

@@ -18,6 +18,7 @@ use crate::ui::{self, Ui};
 
 pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = mdagent::records::find(config, &args.id)?;
+    editor_or_terminal()?;
     let store = &scoped.store;
     let path = store.root().join(&record.rel_path);
     let original = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -48,12 +49,13 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let now = mdstore::clock::now();
     let mut txn = index_sink::begin(store)?;
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
+    let revision = saved.as_ref().map_or(0, |r| *r);
     let committed = txn.commit(&mut index_sink::IndexSink(store));
     if let Ok(Some(catalog)) = &committed.catalog {
         ui.note_catalog(catalog);
     }
     match saved {
-        Ok(()) => {}
+        Ok(_) => {}
         Err(EditError::Changed(_)) => {
             let kept = workdir.keep();
             return Err(Failure::new(
@@ -75,7 +77,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         }
         Err(e) => return Err(e.into()),
     }
-    ui.note(&format!("Saved {}.", record.id));
+    ui.note(&format!("Saved {} (revision {revision}).", record.id));
     committed.catalog.context(
         "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
@@ -97,14 +99,34 @@ struct Session<'a> {
     original: &'a [u8],
 }
 
+/// `$VISUAL`, else `$EDITOR`, when one is set.
+fn configured_editor() -> Option<String> {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+}
+
+/// With no editor set and no terminal, `vi` would draw its screen into a
+/// pipe and fail: refused before anything starts, as `remember` refuses to
+/// ask without a terminal (SPEC §9: exit 2).
+pub fn editor_or_terminal() -> Result<(), Failure> {
+    use std::io::IsTerminal;
+    if configured_editor().is_some()
+        || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal())
+    {
+        return Ok(());
+    }
+    Err(Failure::bad_input(
+        "no editor: $VISUAL and $EDITOR are not set, and there is no terminal to run vi in; nothing was changed",
+    )
+    .with_hint("set EDITOR to a command that edits the file named after it (a script may use EDITOR='sed -i s/old/new/'), or run this in a terminal"))
+}
+
 /// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `file` (through `sh`, as
 /// git does, so that an editor set as `code --wait` works); returns the
 /// editor's name and how it exited.
 pub fn run_editor(file: &Path) -> anyhow::Result<(String, std::process::ExitStatus)> {
-    let editor = ["VISUAL", "EDITOR"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
-        .unwrap_or_else(|| "vi".to_string());
+    let editor = configured_editor().unwrap_or_else(|| "vi".to_string());
     let status = Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))

@@ -324,10 +324,10 @@ fn terminal_escapes_in_records_and_model_text_are_shown_escaped_in_the_plan() {
         "weird.md",
         "---\nname: weird\ndescription: about \u{1b}[2J weird\ntype: project\nsource: inferred\n---\nbody \u{1b}]0;title\u{7}\n",
     );
-    // A reason holding a control character is rejected (exit 2), and the
-    // rejected plan is still shown, escaped.
+    // A reason holding a control character is rejected (a dry run's
+    // finding: exit 1), and the rejected plan is still shown, escaped.
     let run = env.run(&["dream", "--dry-run", "--llm-cmd", &runner]);
-    run.assert_code(2);
+    run.assert_code(1);
     assert!(run.stderr.contains("invalid reason"), "{}", run.render());
     let shown = run.all_output();
     assert!(

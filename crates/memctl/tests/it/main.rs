@@ -42,6 +42,7 @@ mod end_of_input;
 mod env;
 mod extract;
 mod extract_codex;
+mod first_ten_minutes;
 mod forget;
 mod freshness;
 mod from_json;

@@ -102,7 +102,7 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     // which operation broke which rule.
     show(ui, &args, &plan, &oriented)?;
     if let Err(rejection) = verdict {
-        return Err(rejected(&plan, &rejection, args.max_delete_pct));
+        return Err(rejected(&plan, &rejection, &args));
     }
     if args.json && args.dry_run {
         return Ok(Exit::Ok);
@@ -271,14 +271,18 @@ fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
 }
 
 /// A plan that failed validation: the rule, the operation, and that nothing
-/// was written.
-fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -> anyhow::Error {
+/// was written. A dry run is a check of the plan: one that would be refused
+/// is what it found (exit 1, SPEC §10), not bad usage.
+fn rejected(plan: &Plan, rejection: &validate::Rejection, args: &DreamArgs) -> anyhow::Error {
+    let max_delete_pct = args.max_delete_pct;
     let origin = match plan.origin {
         mddream::plan::Origin::Rules => "the rules' plan",
         mddream::plan::Origin::Model => "the model's plan",
     };
     // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
-    let exit = if rejection.kind.is_conflict() {
+    let exit = if args.dry_run {
+        Exit::NothingOrProblems
+    } else if rejection.kind.is_conflict() {
         Exit::Conflict
     } else {
         Exit::BadInput
@@ -297,10 +301,15 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, max_delete_pct: f64) -
             "the rules proposed something they must not: please report it with the plan above".to_string()
         }
     };
+    let (verb, written) = if args.dry_run {
+        ("would be rejected", "this was a dry run")
+    } else {
+        ("was rejected", "nothing was written")
+    };
     Failure::new(
         exit,
         format!(
-            "{origin} was rejected: {}; nothing was written",
+            "{origin} {verb}: {}; {written}",
             ui::shown(&rejection.to_string())
         ),
     )

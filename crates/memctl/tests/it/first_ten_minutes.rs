@@ -1,0 +1,119 @@
+//! What a new user met in the first ten minutes (issue 28), through the
+//! binary: a small store's first dream, `edit` from a script, "did you
+//! mean", exit codes with no store, the JSON of `status` and `check`.
+
+use crate::env::TestEnv;
+
+/// A record as memctl writes one, `expires` when given.
+fn record(env: &TestEnv, id: &str, body: &str, expires: Option<&str>) {
+    let expires = expires.map_or_else(String::new, |e| format!("expires: {e}\n"));
+    env.write_store_file(
+        &format!("{id}.md"),
+        &format!(
+            "---\nname: {id}\ndescription: About {id}\ntype: project\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\nrevision: 1\nsource: user\n{expires}---\n{body}"
+        ),
+    );
+}
+
+/// Six records, one expired and one an exact duplicate of another: what a
+/// new user's store holds after a week.
+fn six_records() -> TestEnv {
+    let env = TestEnv::new();
+    record(&env, "pytest", "Tests use pytest.\n", None);
+    record(&env, "pytest-again", "Tests use pytest.\n", None);
+    record(
+        &env,
+        "freeze",
+        "No deploys this week.\n",
+        Some("2026-01-02"),
+    );
+    record(&env, "node", "Node 22 is required.\n", None);
+    record(&env, "tabs", "The user prefers tabs.\n", None);
+    record(&env, "tracker", "Bugs are tracked in Linear.\n", None);
+    env
+}
+
+#[test]
+fn small_store_dream_removes_an_expired_record_and_a_duplicate_together() {
+    let env = six_records();
+    let dry = env.run(&["dream", "--dry-run", "--json"]);
+    dry.assert_success();
+    let plan = dry.json();
+    assert_eq!(
+        plan["operations"].as_array().map(Vec::len),
+        Some(2),
+        "{plan:#}"
+    );
+    let applied = env.run(&["dream", "--yes"]);
+    applied.assert_success();
+    let left: Vec<_> = env
+        .run(&["list", "--json"])
+        .json()
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| r["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(left.len(), 4, "{left:?}\n{}", applied.render());
+    assert!(!left.contains(&"freeze".to_string()), "{left:?}");
+}
+
+#[test]
+fn dry_run_of_a_plan_that_would_be_refused_exits_1_and_says_so() {
+    let env = six_records();
+    let before = env.store_bytes();
+    let run = env.run(&["dream", "--dry-run", "--max-delete-pct", "0"]);
+    run.assert_code(1);
+    assert!(
+        run.stderr.contains("would be rejected")
+            && run
+                .stderr
+                .contains("removes 2 of 6 records; --max-delete-pct 0 allows 0")
+            && run.stderr.contains("this was a dry run"),
+        "{}",
+        run.render()
+    );
+    // The plan is still shown.
+    assert!(run.stdout.contains("freeze"), "{}", run.render());
+    assert_eq!(env.store_bytes(), before);
+    // Asked to apply, the same refusal is bad input, as SPEC §7 says.
+    let applied = env.run(&["dream", "--yes", "--max-delete-pct", "0"]);
+    applied.assert_code(2);
+    assert!(
+        applied.stderr.contains("was rejected"),
+        "{}",
+        applied.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+}
+
+/// `memctl edit ID` in a script with no `$VISUAL`/`$EDITOR` started `vi`:
+/// 10 KB of terminal escapes on stdout, then exit 3.
+#[test]
+fn edit_without_an_editor_or_a_terminal_is_refused_before_vi_starts() {
+    let env = six_records();
+    let before = env.store_bytes();
+    let run = env.run(&["edit", "node"]);
+    run.assert_code(2);
+    assert_eq!(run.stdout, "", "nothing on stdout: {}", run.render());
+    assert!(
+        run.stderr.contains("no editor") && run.stderr.contains("EDITOR"),
+        "{}",
+        run.render()
+    );
+    assert_eq!(env.store_bytes(), before);
+}
+
+#[test]
+fn edit_says_the_revision_it_saved() {
+    let mut env = six_records();
+    let editor = env.script("editor", r#"sed -i 's/Node 22/Node 24/' "$1""#);
+    env.set_var("EDITOR", editor.display().to_string());
+    let run = env.run(&["edit", "node"]);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("Saved node (revision 2)."),
+        "{}",
+        run.render()
+    );
+}
