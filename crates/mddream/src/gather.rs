@@ -17,6 +17,7 @@ mod exact;
 pub(crate) mod expired;
 mod merge;
 mod near;
+mod replaced;
 mod similar;
 pub(crate) mod terms;
 

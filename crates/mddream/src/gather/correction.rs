@@ -28,6 +28,13 @@ const MAX_GROUP: usize = 4;
 /// of one template rather than a correction.
 const MAX_CHANGES: usize = 2;
 
+/// A correction changes the value of one attribute of one subject: its
+/// changed values stand in one place of the sentence ("until March 1" →
+/// "until April 15"). Values changed in two places ("record 1 about
+/// omega1" / "record 4 about omega4", "service A on port 8001" / "service
+/// B on port 8002") are a template filled in for other subjects.
+const MAX_PLACES: usize = 1;
+
 pub(crate) fn gather(
     records: &[DreamRecord],
     prepared: &[Prepared],
@@ -82,10 +89,14 @@ fn correct(
     };
     let newest_at = changed_at(&records[newest]);
     for &&(old, old_terms) in &by_age[..by_age.len() - 1] {
-        let changes = value_changes(old_terms, newest_terms);
-        if changes.is_empty() || changes.len() > MAX_CHANGES {
+        let Changes {
+            quoted: changes,
+            places,
+        } = value_changes(old_terms, newest_terms);
+        if changes.is_empty() || changes.len() > MAX_CHANGES || places > MAX_PLACES {
             // Same values once lower-cased (the near-duplicate gatherer
-            // sees such a pair), or too many changed to be one correction.
+            // sees such a pair), too many changed to be one correction, or
+            // changed in several places: other subjects of one template.
             continue;
         }
         let (new_record, old_record) = (&records[newest], &records[old]);
@@ -141,34 +152,91 @@ fn day(record: &DreamRecord) -> String {
     )
 }
 
+/// What differs between two records of one masked text.
+struct Changes {
+    /// `"Node 18" → "Node 22"` for every value that differs, each once.
+    quoted: Vec<String>,
+    /// In how many places of the sentence values changed, a place written
+    /// again (the description and the body) counted once.
+    places: usize,
+}
+
 /// `"Node 18" → "Node 22"` for every value that differs (as the index
 /// reads it, abbreviations spelled out: `Kubernetes` and `k8s` are one),
 /// the word before it kept for context, each change once however often it
 /// is written (a date in the description and the body is one change); a
-/// value that looks like a secret is never quoted.
-fn value_changes(old: &Terms, new: &Terms) -> Vec<String> {
+/// value that looks like a secret is never quoted. Values next to each
+/// other ("March 1") are one place.
+fn value_changes(old: &Terms, new: &Terms) -> Changes {
     let (old_values, new_values) = (quoted_values(old), quoted_values(new));
     let mut seen = HashSet::new();
-    old_values
+    let mut quoted = Vec::new();
+    // Each place's changes, as (old, new) keys: a place written twice the
+    // same way is one.
+    let mut by_place: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+    for (old, new) in old_values.into_iter().zip(new_values) {
+        let (o, n) = (value_key(&old.value), value_key(&new.value));
+        if o == n {
+            continue;
+        }
+        let terms = changed_terms(&o, &n);
+        match by_place.last_mut() {
+            Some((place, changed)) if *place == old.place => changed.extend(terms),
+            _ => by_place.push((old.place, terms)),
+        }
+        if seen.insert((o, n)) {
+            quoted.push(format!("{} → {}", old.quoted, new.quoted));
+        }
+    }
+    let places: HashSet<Vec<(String, String)>> = by_place
         .into_iter()
-        .zip(new_values)
-        .filter_map(|((o, quoted_old), (n, quoted_new))| {
-            let (o, n) = (value_key(&o), value_key(&n));
-            (o != n && seen.insert((o, n))).then(|| format!("{quoted_old} → {quoted_new}"))
+        .map(|(_, mut changed)| {
+            changed.sort();
+            changed.dedup();
+            changed
         })
+        .collect();
+    Changes {
+        quoted,
+        places: places.len(),
+    }
+}
+
+/// The index terms that differ between two keys of a value, pair by pair
+/// when they have as many (`node 18` → `node 22`: `18` → `22`, the change a
+/// body's "Node 18" → "Node 22" makes too), else the keys whole.
+fn changed_terms(old: &str, new: &str) -> Vec<(String, String)> {
+    let (o, n): (Vec<&str>, Vec<&str>) = (old.split(' ').collect(), new.split(' ').collect());
+    if o.len() != n.len() {
+        return vec![(old.to_string(), new.to_string())];
+    }
+    o.into_iter()
+        .zip(n)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect()
 }
 
+/// A value of a text, as written and as quoted in a reason, and the place
+/// it stands in: values with no word between them share one.
+struct Quoted {
+    value: String,
+    quoted: String,
+    place: usize,
+}
+
 /// Each value as written, and as quoted in a reason.
-fn quoted_values(terms: &Terms) -> Vec<(String, String)> {
-    // (the value's span, where its quote starts)
-    let mut spans: Vec<(Range<usize>, usize)> = Vec::new();
+fn quoted_values(terms: &Terms) -> Vec<Quoted> {
+    // (the value's span, where its quote starts, its place)
+    let mut spans: Vec<(Range<usize>, usize, usize)> = Vec::new();
     let mut last_chunk = None;
     let mut previous_word: Option<usize> = None;
+    let mut place = 0;
+    let mut word_since_value = false;
     for term in &terms.terms {
         match term.value {
             Some(chunk) if last_chunk == Some(chunk) => {
-                if let Some((span, _)) = spans.last_mut() {
+                if let Some((span, _, _)) = spans.last_mut() {
                     span.end = term.span.end;
                 }
             }
@@ -176,13 +244,24 @@ fn quoted_values(terms: &Terms) -> Vec<(String, String)> {
                 let start = previous_word
                     .filter(|&w| !terms.text[w..term.span.start].contains('\n'))
                     .unwrap_or(term.span.start);
-                spans.push((term.span.clone(), start));
+                let line_between = spans.last().is_some_and(|(span, _, _)| {
+                    terms.text[span.end..term.span.start].contains('\n')
+                });
+                if word_since_value || line_between {
+                    place += 1;
+                }
+                spans.push((term.span.clone(), start, place));
                 last_chunk = Some(chunk);
                 previous_word = None;
+                word_since_value = false;
             }
             None => {
                 last_chunk = None;
                 let text = &terms.text[term.span.clone()];
+                // One CJK character between values is a unit of them
+                // (`3月1日`, `3월 1일`), not a word of the sentence.
+                let unit = text.chars().count() == 1 && text.chars().all(mdindex::text::is_cjk);
+                word_since_value |= !unit;
                 previous_word =
                     (!text.chars().any(mdindex::text::is_cjk)).then_some(term.span.start);
             }
@@ -190,9 +269,10 @@ fn quoted_values(terms: &Terms) -> Vec<(String, String)> {
     }
     spans
         .into_iter()
-        .map(|(span, start)| {
-            let value = terms.text[span.clone()].to_string();
-            (value, quote(&terms.text[start..span.end]))
+        .map(|(span, start, place)| Quoted {
+            value: terms.text[span.clone()].to_string(),
+            quoted: quote(&terms.text[start..span.end]),
+            place,
         })
         .collect()
 }

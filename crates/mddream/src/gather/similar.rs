@@ -27,6 +27,7 @@ use mdindex::stopwords;
 use mdindex::text::{index_text, is_cjk};
 use mdstore::markdown;
 
+use crate::gather::replaced::{self, Kind, Side};
 use crate::gather::terms::{Terms, hash_term, mix};
 use crate::records::DreamRecord;
 
@@ -128,21 +129,18 @@ pub(crate) struct Likeness {
     /// What its English negations negate: the (up to) three content words
     /// after each, sorted.
     negated_words: Vec<u64>,
+    /// Its description's words in order, and how its English content words
+    /// are spelled, when the body is what is compared: a description names
+    /// the subject ("Alice owns the payments module") that a templated body
+    /// leaves out.
+    title: Vec<(u64, Kind)>,
+    title_spellings: Vec<(u64, String)>,
+    /// Its description's content words, sorted.
+    title_words: Vec<u64>,
 }
 
 /// Keeps an `expires` date apart from any value of the text.
 const EXPIRES: u64 = 0x6578_7069_7265_7300;
-
-/// What a term of the sequence is, for the one-word-replaced rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// A stop word or a quantifier ("every", "each").
-    Function,
-    /// A word or value written in letters other than CJK.
-    Word,
-    /// A pair of Chinese, Japanese or Korean characters.
-    Cjk,
-}
 
 /// One term as compared: its key, whether it is a stop word, a value, and
 /// how it is spelled.
@@ -179,12 +177,21 @@ impl Likeness {
         if let Some(expires) = &record.record.meta.expires {
             values.push(mix(hash_term(expires.trim()) ^ EXPIRES));
         }
-        let (compared, text) = if written.iter().any(|k| !k.stop) {
-            (written, body.text.as_str())
-        } else {
-            (titled, description.text.as_str())
-        };
-        Likeness::from_keys(&compared, values, is_negated(text))
+        if !written.iter().any(|k| !k.stop) {
+            return Likeness::from_keys(&titled, values, is_negated(&description.text));
+        }
+        let mut likeness = Likeness::from_keys(&written, values, is_negated(&body.text));
+        if titled.len() <= replaced::MAX_TERMS {
+            (likeness.title, likeness.title_spellings) = sequence_of(&titled);
+        }
+        likeness.title_words = sorted(
+            titled
+                .iter()
+                .filter(|k| !k.stop)
+                .map(|k| hash_term(&k.key))
+                .collect(),
+        );
+        likeness
     }
 
     fn from_keys(keys: &[Key], values: Vec<u64>, negated: bool) -> Likeness {
@@ -215,25 +222,7 @@ impl Likeness {
         let (sequence, spellings) = if long {
             (Vec::new(), Vec::new())
         } else {
-            let sequence = keys
-                .iter()
-                .map(|k| {
-                    let kind = if k.stop || QUANTIFIERS.contains(&k.key.as_str()) {
-                        Kind::Function
-                    } else if k.key.chars().any(is_cjk) {
-                        Kind::Cjk
-                    } else {
-                        Kind::Word
-                    };
-                    (hash(k), kind)
-                })
-                .collect();
-            let spellings = content
-                .iter()
-                .filter(|k| !k.value && typo_checked(&k.spelling))
-                .map(|k| (hash(k), k.spelling.clone()))
-                .collect();
-            (sequence, spellings)
+            sequence_of(keys)
         };
         Likeness {
             screen: Screen {
@@ -246,7 +235,16 @@ impl Likeness {
             spellings,
             negated,
             negated_words: negated_words(keys),
+            title: Vec::new(),
+            title_spellings: Vec::new(),
+            title_words: Vec::new(),
         }
+    }
+
+    /// Whether the record holds `word` anywhere: its body or its description.
+    fn holds(&self, word: u64) -> bool {
+        self.screen.words.binary_search(&word).is_ok()
+            || self.title_words.binary_search(&word).is_ok()
     }
 
     /// Its words and values, for the candidate search.
@@ -269,6 +267,33 @@ impl Likeness {
             .find(|(h, _)| *h == word)
             .map(|(_, s)| s.as_str())
     }
+}
+
+/// How each English content word of a text is spelled, by hash.
+type Spellings = Vec<(u64, String)>;
+
+/// Terms in order, each with its [`Kind`], and how each English content
+/// word is spelled (for words one letter apart).
+fn sequence_of(keys: &[Key]) -> (Vec<(u64, Kind)>, Spellings) {
+    let sequence = keys
+        .iter()
+        .map(|k| {
+            let kind = if k.stop || QUANTIFIERS.contains(&k.key.as_str()) {
+                Kind::Function
+            } else if k.key.chars().any(is_cjk) {
+                Kind::Cjk
+            } else {
+                Kind::Word
+            };
+            (hash_term(&k.key), kind)
+        })
+        .collect();
+    let spellings = keys
+        .iter()
+        .filter(|k| !k.stop && !k.value && typo_checked(&k.spelling))
+        .map(|k| (hash_term(&k.key), k.spelling.clone()))
+        .collect();
+    (sequence, spellings)
 }
 
 fn sorted(mut hashes: Vec<u64>) -> Vec<u64> {
@@ -434,7 +459,7 @@ pub(crate) fn near_duplicates(a: &Likeness, b: &Likeness, threshold: f64) -> Opt
     {
         return None;
     }
-    if one_word_replaced(a, b) {
+    if about_other_things(a, b) {
         return None;
     }
     if !a.pairs.is_empty() || !b.pairs.is_empty() {
@@ -517,7 +542,7 @@ fn one_letter_apart(a: &Likeness, b: &Likeness) -> usize {
 }
 
 /// Damerau–Levenshtein distance exactly one.
-fn one_edit(a: &str, b: &str) -> bool {
+pub(crate) fn one_edit(a: &str, b: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a == b || a.len().abs_diff(b.len()) > 1 {
         return false;
@@ -534,42 +559,58 @@ fn one_edit(a: &str, b: &str) -> bool {
     }
 }
 
-/// The two word sequences are the same but for one place where a content
-/// word (or two) of one stands for other content words of the other, and
-/// not by a one-letter difference. Chinese, Japanese and Korean are left
-/// out: their terms are character pairs, which a changed inflection alters.
-fn one_word_replaced(a: &Likeness, b: &Likeness) -> bool {
-    let (x, y) = (&a.sequence, &b.sequence);
-    if x.is_empty() || y.is_empty() {
-        return false;
+/// The same sentence about other things: the bodies with one word
+/// replaced, or the descriptions of records whose bodies are compared as
+/// one template filled in for another subject ("Alice owns the payments
+/// module" / "Bob owns the search module" above one body saying who
+/// reviews changes; see [`replaced`]).
+fn about_other_things(a: &Likeness, b: &Likeness) -> bool {
+    let body_a = |h: u64| a.spelling(h);
+    let body_b = |h: u64| b.spelling(h);
+    let in_body_a = |h: u64| a.screen.words.binary_search(&h).is_ok();
+    let in_body_b = |h: u64| b.screen.words.binary_search(&h).is_ok();
+    if replaced::one_place(
+        &Side {
+            terms: &a.sequence,
+            spelling: &body_a,
+            holds: &in_body_a,
+        },
+        &Side {
+            terms: &b.sequence,
+            spelling: &body_b,
+            holds: &in_body_b,
+        },
+    ) {
+        return true;
     }
-    let prefix = x.iter().zip(y).take_while(|(p, q)| p.0 == q.0).count();
-    let suffix = x[prefix..]
+    let title_a = |h: u64| spelled(&a.title_spellings, h);
+    let title_b = |h: u64| spelled(&b.title_spellings, h);
+    let holds_a = |h: u64| a.holds(h);
+    let holds_b = |h: u64| b.holds(h);
+    replaced::other_things(
+        &Side {
+            terms: &a.title,
+            spelling: &title_a,
+            holds: &holds_a,
+        },
+        &Side {
+            terms: &b.title,
+            spelling: &title_b,
+            holds: &holds_b,
+        },
+    ) >= TITLE_PLACES
+}
+
+/// Places where a description's words stand for others from which two
+/// records are about other subjects. One is often a restatement's other
+/// word for the same thing ("Monorepo layout" / "Repository layout"); a
+/// subject named inside a sentence is a value, and values replaced already
+/// make two records different.
+const TITLE_PLACES: usize = 2;
+
+fn spelled(spellings: &[(u64, String)], word: u64) -> Option<&str> {
+    spellings
         .iter()
-        .rev()
-        .zip(y[prefix..].iter().rev())
-        .take_while(|(p, q)| p.0 == q.0)
-        .count();
-    // The content words of a middle, when all of them are missing from the
-    // other record and are words written in Latin letters.
-    let middle = |s: &[(u64, Kind)], other: &Likeness| -> Option<Vec<u64>> {
-        let content: Vec<&(u64, Kind)> = s.iter().filter(|(_, k)| *k != Kind::Function).collect();
-        let replaced = content
-            .iter()
-            .all(|(h, k)| *k == Kind::Word && other.screen.words.binary_search(h).is_err());
-        (replaced && (1..=2).contains(&content.len()))
-            .then(|| content.iter().map(|(h, _)| *h).collect())
-    };
-    let (Some(ma), Some(mb)) = (
-        middle(&x[prefix..x.len() - suffix], b),
-        middle(&y[prefix..y.len() - suffix], a),
-    ) else {
-        return false;
-    };
-    if let ([p], [q]) = (&ma[..], &mb[..])
-        && let (Some(p), Some(q)) = (a.spelling(*p), b.spelling(*q))
-    {
-        return !one_edit(p, q);
-    }
-    true
+        .find(|(h, _)| *h == word)
+        .map(|(_, s)| s.as_str())
 }

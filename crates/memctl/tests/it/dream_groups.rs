@@ -191,3 +191,132 @@ fn a_less_trusted_copy_in_other_words_is_reported_not_dropped() {
         "pnpm-c says the same as pnpm-a, pnpm-b in other words (word similarity at least 1.00), but is less trusted (inferred under user): merge by hand, keeping the trusted words"
     );
 }
+
+/// Issue 25 item 6: four records that differ only in identifiers were
+/// planned as corrections retiring three of them (only the 25% cap stopped
+/// the plan). A correction changes one attribute of one subject: values
+/// changed in two places of the sentence are a template filled in for
+/// other subjects. A real correction beside them is still found.
+#[test]
+fn records_differing_only_in_identifiers_were_planned_as_corrections() {
+    let env = TestEnv::new();
+    for n in 1..=4 {
+        let text = format!("record {n} about omega{n}");
+        dated(
+            &env,
+            &format!("omega{n}"),
+            "user",
+            &format!("2026-02-0{n}T00:00:00Z"),
+            &text,
+            &format!("{text}\n"),
+        );
+    }
+    dated(
+        &env,
+        "service-a",
+        "user",
+        "2026-02-01T00:00:00Z",
+        "Service A listens on port 8001",
+        "Service A listens on port 8001.\n",
+    );
+    dated(
+        &env,
+        "service-b",
+        "user",
+        "2026-02-02T00:00:00Z",
+        "Service B listens on port 8002",
+        "Service B listens on port 8002.\n",
+    );
+    dated(
+        &env,
+        "node-old",
+        "user",
+        "2026-02-01T00:00:00Z",
+        "The CI runs on Node 18",
+        "The CI runs on Node 18.\n",
+    );
+    dated(
+        &env,
+        "node-new",
+        "user",
+        "2026-02-20T00:00:00Z",
+        "The CI runs on Node 22",
+        "The CI runs on Node 22.\n",
+    );
+    let plan = dry_plan(&env);
+    let reason = the_correction(&plan, "node-old", "node-new");
+    assert!(reason.contains("\"18\" → \"22\""), "{reason}");
+    let left = plan["left_alone"].to_string();
+    assert!(
+        !left.contains("omega") && !left.contains("service-"),
+        "{plan:#}"
+    );
+    // Applied, the store keeps every templated record.
+    env.run(&["dream", "--yes"]).assert_success();
+    for id in [
+        "omega1",
+        "omega2",
+        "omega3",
+        "omega4",
+        "service-a",
+        "service-b",
+        "node-new",
+    ] {
+        assert!(env.store().join(format!("{id}.md")).is_file(), "{id} went");
+    }
+    assert!(!env.store().join("node-old.md").exists());
+}
+
+/// Issue 25 item 6: `Alice owns the payments module` and `Bob owns the
+/// search module` above one body were merged as near-duplicates under one
+/// name. Different subjects are not duplicates; two records that only
+/// retitle one fact still are.
+#[test]
+fn different_subjects_were_merged_as_near_duplicates() {
+    let env = TestEnv::new();
+    let body =
+        "Changes to it need the owner's review, and the owner is on call for it during releases.\n";
+    dated(
+        &env,
+        "payments-owner",
+        "user",
+        "2026-02-01T00:00:00Z",
+        "Alice owns the payments module",
+        body,
+    );
+    dated(
+        &env,
+        "search-owner",
+        "user",
+        "2026-02-02T00:00:00Z",
+        "Bob owns the search module",
+        body,
+    );
+    dated(
+        &env,
+        "layout",
+        "user",
+        "2026-02-01T00:00:00Z",
+        "Monorepo layout",
+        "Services live under services/ and shared libraries under libs/.\n",
+    );
+    dated(
+        &env,
+        "layout-again",
+        "user",
+        "2026-02-02T00:00:00Z",
+        "Repository layout",
+        "Services live under services/, shared libraries under libs/.\n",
+    );
+    let plan = dry_plan(&env);
+    let ops = operations(&plan);
+    assert_eq!(ops.len(), 1, "{plan:#}");
+    assert_eq!(ops[0]["op"], "merge", "{plan:#}");
+    let merged: Vec<&str> = ops[0]["reads"]
+        .as_array()
+        .expect("reads")
+        .iter()
+        .map(|r| r["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(merged, ["layout", "layout-again"], "{plan:#}");
+}
