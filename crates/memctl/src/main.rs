@@ -98,7 +98,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Edit(args) => cmd::edit::run(config, ui, args),
         Command::Log(args) => git::log::run(config, ui, args),
         Command::Check(args) => cmd::check::run(config, ui, args),
-        Command::Status => cmd::status::run(config, ui),
+        Command::Status(args) => cmd::status::run(config, ui, &args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Search(args) => cmd::search::run(config, ui, args),
         Command::Reindex(args) => cmd::reindex::run(config, ui, args),
@@ -111,6 +111,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Hook(args) => Ok(cmd::hook::run(config, &args)),
         Command::Setup(args) => cmd::setup::run(config, ui, &args),
         Command::Model(args) => cmd::model::run(ui, args),
+        Command::Man(args) => cmd::man::run(args),
     }
 }
 

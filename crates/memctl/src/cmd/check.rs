@@ -28,6 +28,7 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
     let mut out = String::new();
     let mut catalog_problems = false;
     let mut labelled = 0;
+    let mut json = Vec::new();
     for scoped in &stores {
         let report = mdstore::check::check(&scoped.store);
         records += report.records;
@@ -38,9 +39,18 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
             let path = scoped.store.root().join(&finding.rel_path);
             let line = finding.line.map(|l| format!(":{l}")).unwrap_or_default();
             let severity = match finding.severity {
-                Severity::Error => ui.paint(Style::Red, "error"),
-                Severity::Warning => ui.paint(Style::Yellow, "warning"),
+                Severity::Error => "error",
+                Severity::Warning => "warning",
             };
+            json.push(serde_json::json!({
+                "path": path, "line": finding.line, "severity": severity,
+                "message": finding.message, "scope": scoped.scope.as_str(),
+            }));
+            let style = match finding.severity {
+                Severity::Error => Style::Red,
+                Severity::Warning => Style::Yellow,
+            };
+            let severity = ui.paint(style, severity);
             // A finding quotes the file's own text, which may hold escapes.
             out += &format!(
                 "{}{line}: {severity}: {}\n",
@@ -48,6 +58,19 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
                 ui::shown(&finding.message)
             );
         }
+    }
+    let exit = if problems > 0 {
+        Exit::NothingOrProblems
+    } else {
+        Exit::Ok
+    };
+    if args.json {
+        let report = serde_json::json!({
+            "records": records, "problems": problems, "findings": json,
+            "names_other_than_file_names": labelled,
+        });
+        ui::print_json(&report)?;
+        return Ok(exit);
     }
     ui::print(&out)?;
     if labelled > 0 {
@@ -69,9 +92,5 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
         count(records, "record", "records"),
         count(problems, "problem", "problems")
     ));
-    Ok(if problems > 0 {
-        Exit::NothingOrProblems
-    } else {
-        Exit::Ok
-    })
+    Ok(exit)
 }

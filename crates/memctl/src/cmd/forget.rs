@@ -119,7 +119,15 @@ fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<V
                 "it was already forgotten on {}",
                 t.forgotten_at.strftime("%Y-%m-%d")
             ),
-            None => "`memctl list` shows the ids".to_string(),
+            None => {
+                match mdagent::records::near_id(id, view.summaries.iter().map(|s| s.id.clone())) {
+                    Some(near) => format!(
+                        "did you mean {}? `memctl list` shows the ids",
+                        ui::shown(&near)
+                    ),
+                    None => "`memctl list` shows the ids".to_string(),
+                }
+            }
         };
         return Err(Failure::bad_input(format!(
             "no record {id:?} in the {} store {}",

@@ -6,11 +6,18 @@ use mdagent::stores::{self, ScopedStore};
 use mdstore::{RecordType, Summary};
 
 use crate::cli::ListArgs;
-use crate::failure::Exit;
+use crate::failure::{Exit, Failure};
 use crate::ui::{self, Style, Ui};
 
 pub fn run(config: &Config, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit> {
     let stores = stores::read_stores(config)?;
+    // As search and check: no store at all is bad usage (SPEC §10), not an
+    // empty list a script would take for an empty store.
+    if stores.is_empty() {
+        return Err(Failure::bad_input("no store to list here").with_hint(
+            "run `memctl init` in your project's root, pass --store DIR, or create the global store with `memctl init --global`",
+        ).into());
+    }
     let wanted: Option<RecordType> = args.record_type.map(Into::into);
     let mut rows: Vec<(&ScopedStore, Summary)> = Vec::new();
     for scoped in &stores {
@@ -30,10 +37,6 @@ pub fn run(config: &Config, ui: &Ui, args: ListArgs) -> anyhow::Result<Exit> {
             .map(|(scoped, s)| summary_json(scoped, s))
             .collect();
         ui::print_json(&items)?;
-        return Ok(Exit::Ok);
-    }
-    if stores.is_empty() {
-        ui.note("No store here: run `memctl init` to create one, or use --store DIR.");
         return Ok(Exit::Ok);
     }
     ui::print(&list_lines(ui, &rows, stores.len() > 1))?;

@@ -46,9 +46,17 @@ fn install(ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
         }
         None => download(ui, &dest)?,
     }
+    // The file and its folder may not exist yet: say so, with the folder.
     let config = mdagent::model_source::user_config_path().map_or_else(
         || "your memctl config.toml".to_string(),
-        |p| ui::shown_path(&p),
+        |p| match p.parent().filter(|dir| !dir.is_dir()) {
+            Some(dir) => format!(
+                "{} (create it: mkdir -p {})",
+                ui::shown_path(&p),
+                ui::shown_path(dir)
+            ),
+            None => ui::shown_path(&p),
+        },
     );
     ui::print(&format!(
         "installed {} at {} (Apache-2.0, its LICENSE beside it)\n\

@@ -8,44 +8,82 @@ use mdstore::catalog::disk;
 use mdstore::view::StoreView;
 use mdstore::{Store, catalog};
 
+use crate::cli::StatusArgs;
 use crate::failure::Exit;
 use crate::ui::{self, Ui, count};
 
-pub fn run(config: &Config, _ui: &Ui) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit> {
     let mut out = String::new();
+    let mut json = Vec::new();
+    let mut absent = |scope: Scope, dir: Option<&std::path::Path>, state: &str, said: String| {
+        out += &format!("{} store: {said}\n", scope.as_str());
+        json.push(serde_json::json!({"scope": scope.as_str(), "path": dir, "state": state}));
+    };
     let workspace = if config.global {
         None
     } else {
         stores::workspace_dir(config)?
     };
+    let mut found = Vec::new();
     match workspace {
-        Some(dir) if dir.is_dir() => out += &store_status(Scope::Workspace, &Store::open(&dir)?)?,
-        Some(dir) if dir.exists() => {
-            out += &format!(
-                "workspace store: {} (a file, not a folder)\n",
-                dir.display()
-            )
-        }
-        Some(dir) => out += &format!("workspace store: {} (missing)\n", dir.display()),
-        None if !config.global => {
-            out += "workspace store: none (run `memctl init` in your project's root)\n"
-        }
+        Some(dir) if dir.is_dir() => found.push((Scope::Workspace, dir)),
+        Some(dir) if dir.exists() => absent(
+            Scope::Workspace,
+            Some(&dir),
+            "not a folder",
+            format!("{} (a file, not a folder)", dir.display()),
+        ),
+        Some(dir) => absent(
+            Scope::Workspace,
+            Some(&dir),
+            "missing",
+            format!("{} (missing)", dir.display()),
+        ),
+        None if !config.global => absent(
+            Scope::Workspace,
+            None,
+            "none",
+            "none (run `memctl init` in your project's root)".to_string(),
+        ),
         None => {}
     }
     let global_dir = stores::global_dir()?;
     if global_dir.is_dir() {
-        out += &store_status(Scope::Global, &Store::open(&global_dir)?)?;
+        found.push((Scope::Global, global_dir));
     } else {
-        out += &format!("global store: {} (not created yet)\n", global_dir.display());
+        let said = format!("{} (not created yet)", global_dir.display());
+        absent(Scope::Global, Some(&global_dir), "not created", said);
     }
-    ui::print(&out)?;
+    for (scope, dir) in found {
+        let (text, value) = store_status(scope, &Store::open(&dir)?);
+        // In the order they are printed: the workspace store first.
+        let at = if scope == Scope::Workspace {
+            0
+        } else {
+            json.len()
+        };
+        json.insert(at, value);
+        out = if scope == Scope::Workspace {
+            text + &out
+        } else {
+            out + &text
+        };
+    }
+    if args.json {
+        ui::print_json(&serde_json::json!({ "stores": json }))?;
+    } else {
+        ui::print(&out)?;
+    }
     Ok(Exit::Ok)
 }
 
-fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
+/// A store's lines of `memctl status`, and the same as JSON.
+fn store_status(scope: Scope, store: &Store) -> (String, serde_json::Value) {
     let view = StoreView::load(store);
+    let catalog = catalog_status(store, &view);
+    let (index, watcher) = index_status(store);
     let mut out = format!(
-        "{} store: {}\n  records: {}{}\n  MEMORY.md: {}\n",
+        "{} store: {}\n  records: {}{}\n  MEMORY.md: {catalog}\n  index: {index}\n",
         scope.as_str(),
         store.root().display(),
         view.summaries.len(),
@@ -57,10 +95,16 @@ fn store_status(scope: Scope, store: &Store) -> anyhow::Result<String> {
                 count(view.skipped.len(), "file", "files")
             )
         },
-        catalog_status(store, &view),
     );
-    out += &index_status(store);
-    Ok(out)
+    if let Some(watcher) = &watcher {
+        out += &format!("  watcher: {watcher}\n");
+    }
+    let json = serde_json::json!({
+        "scope": scope.as_str(), "path": store.root(), "state": "ok",
+        "records": view.summaries.len(), "skipped": view.skipped.len(),
+        "memory_md": catalog, "index": index, "watcher": watcher,
+    });
+    (out, json)
 }
 
 /// The budget in use by `MEMORY.md` as it is on disk (SPEC §3), and whether
@@ -109,20 +153,23 @@ fn catalog_status(store: &Store, view: &StoreView) -> String {
     }
 }
 
-/// The index lines of `memctl status`. An index that cannot be read is
-/// reported there, not as a failure of `status`, whose job is to say so.
-fn index_status(store: &Store) -> String {
+/// The index and watcher lines of `memctl status`. An index that cannot be
+/// read is reported there, not as a failure of `status`, whose job is to say so.
+fn index_status(store: &Store) -> (String, Option<String>) {
     let cache = mdindex::cache_dir_from_env();
     let index = match Index::open_existing(store, &cache) {
         Ok(index) => index,
         Err(mdindex::Error::Unusable { cause, .. }) => {
-            return format!("  index: not usable yet ({cause}); the next search builds it\n");
+            return (
+                format!("not usable yet ({cause}); the next search builds it"),
+                None,
+            );
         }
-        Err(e) => return format!("  index: cannot be opened ({e})\n"),
+        Err(e) => return (format!("cannot be opened ({e})"), None),
     };
     let status = match index.status() {
         Ok(status) => status,
-        Err(e) => return format!("  index: cannot be read ({e})\n"),
+        Err(e) => return (format!("cannot be read ({e})"), None),
     };
     let watcher = match status.watcher {
         WatcherState::Absent => {
@@ -131,12 +178,13 @@ fn index_status(store: &Store) -> String {
         WatcherState::Starting => "starting".to_string(),
         WatcherState::Ready => format!("running ({} paths marked dirty)", status.pending_marks),
     };
-    format!(
-        "  index: {} ({}, {:.1} MiB, schema {}, last updated {})\n  watcher: {watcher}\n",
+    let index = format!(
+        "{} ({}, {:.1} MiB, schema {}, last updated {})",
         status.path.display(),
         count(status.records, "record", "records"),
         status.size_bytes as f64 / 1024.0 / 1024.0,
         status.schema_version,
         status.updated_at.as_deref().unwrap_or("never"),
-    )
+    );
+    (index, Some(watcher))
 }

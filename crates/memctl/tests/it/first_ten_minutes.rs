@@ -117,3 +117,26 @@ fn edit_says_the_revision_it_saved() {
         run.render()
     );
 }
+
+/// `show nope` and `forget nope` said only "no record".
+#[test]
+fn show_and_forget_of_a_mistyped_id_say_which_was_meant() {
+    let env = six_records();
+    let show = env.run(&["show", "trcker"]);
+    show.assert_code(2);
+    assert!(
+        show.stderr.contains("did you mean tracker?"),
+        "{}",
+        show.render()
+    );
+    let forget = env.run(&["forget", "Pytset", "--yes"]);
+    forget.assert_code(2);
+    assert!(
+        forget.stderr.contains("did you mean pytest?"),
+        "{}",
+        forget.render()
+    );
+    let far = env.run(&["show", "kubernetes"]);
+    far.assert_code(2);
+    assert!(!far.stderr.contains("did you mean"), "{}", far.render());
+}

@@ -50,6 +50,7 @@ mod git;
 mod git_commit_only;
 mod git_log;
 mod half_written;
+mod help;
 mod hook_lifecycle;
 mod hook_pending;
 mod index;

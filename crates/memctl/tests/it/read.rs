@@ -163,8 +163,12 @@ fn list_labels_scopes_when_there_are_two_stores() {
 fn list_without_any_store_says_how_to_make_one() {
     let env = TestEnv::bare();
     let run = env.run(&["list"]);
-    run.assert_success();
+    // As search and check do with no store (issue 28: list said 0).
+    run.assert_code(2);
     assert_run_snapshot!(env, run);
+    for command in [&["search", "x"][..], &["check"], &["list", "--json"]] {
+        env.run(command).assert_code(2);
+    }
     assert!(
         !env.store().exists() && !env.global_store().exists(),
         "reading created a store"

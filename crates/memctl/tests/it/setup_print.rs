@@ -167,12 +167,18 @@ fn a_store_given_to_setup_is_named_absolute_and_quoted_for_the_shell() {
     );
 }
 
+/// Printing is setup's only mode: `--print` may be left out (issue 28).
 #[test]
-fn setup_without_print_writes_nothing_and_says_so() {
+fn setup_without_print_prints_the_same_and_writes_nothing() {
     let env = TestEnv::new();
+    let before = crate::env::files_under(env.root());
     let run = env.run(&["setup", "claude-code"]);
-    assert_eq!(run.code, 2, "{}", run.render());
-    assert!(run.stderr.contains("--print"), "{}", run.stderr);
+    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(
+        run.stdout,
+        env.run(&["setup", "claude-code", "--print"]).stdout
+    );
+    assert_eq!(crate::env::files_under(env.root()), before);
     let unknown = env.run(&["setup", "emacs", "--print"]);
     assert_eq!(unknown.code, 2, "{}", unknown.render());
 }
