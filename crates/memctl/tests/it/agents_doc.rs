@@ -123,7 +123,15 @@ fn sh_command_lines(text: &str, out: &mut Vec<Vec<String>>) {
     for line in joined.lines() {
         let line = line.split("  #").next().unwrap_or_default().trim();
         if let Some(rest) = line.strip_prefix("memctl ") {
-            out.push(shell_words::split(rest).expect("a command line splits into words"));
+            let mut words = shell_words::split(rest).expect("a command line splits into words");
+            // The shell's, not memctl's: a redirection, a pipe, the next command.
+            if let Some(at) = words
+                .iter()
+                .position(|w| [">", ">>", "<", "|", "&&", ";"].contains(&w.as_str()))
+            {
+                words.truncate(at);
+            }
+            out.push(words);
         }
     }
 }
@@ -133,7 +141,9 @@ fn sh_command_lines(text: &str, out: &mut Vec<Vec<String>>) {
 /// false when the line is skipped (a subcommand built elsewhere, absent).
 fn accepted(env: &TestEnv, args: &[String]) -> bool {
     let mut with_help: Vec<&str> = args.iter().map(String::as_str).collect();
-    with_help.push("--help");
+    // Before a `--`, after which `--help` would be a word of the body.
+    let at = with_help.iter().position(|a| *a == "--");
+    with_help.insert(at.unwrap_or(with_help.len()), "--help");
     let run = env.run(&with_help);
     let subcommand = args
         .iter()
@@ -153,7 +163,7 @@ fn accepted(env: &TestEnv, args: &[String]) -> bool {
     assert_eq!(
         run.code,
         0,
-        "docs/agents.md: `memctl {}` is not accepted by memctl\n{}",
+        "docs: `memctl {}` is not accepted by memctl\n{}",
         args.join(" "),
         run.render()
     );
@@ -320,4 +330,60 @@ fn agents_md_shows_the_hook_blocks_setup_prints() {
         .filter(|t| t.contains_key("hooks"))
         .collect();
     assert_eq!(shown, [codex], "docs/agents.md: the Codex block");
+}
+
+/// The README and the user guide cannot rot either (issue 28): every
+/// `memctl` line of their `sh` blocks and configurations is accepted by
+/// the parser, their Claude Code hooks are the one entry for every event,
+/// and the README's pre-commit hook is the one `.pre-commit-hooks.yaml`
+/// declares.
+#[test]
+fn readme_and_user_guide_memctl_lines_are_accepted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |path: &str| {
+        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let env = TestEnv::new();
+    let mut hooks = false;
+    let mut pre_commit = false;
+    for doc in ["README.md", "docs/USER-GUIDE.md"] {
+        let mut lines = Vec::new();
+        for block in fenced_blocks(&read(doc)) {
+            match block.lang.as_str() {
+                "sh" => sh_command_lines(&block.text, &mut lines),
+                "json" => {
+                    let value: Value = serde_json::from_str(&block.text)
+                        .unwrap_or_else(|e| panic!("{doc}:{}: {e}", block.line));
+                    if value.get("hooks").is_some() {
+                        for event in ["SessionStart", "UserPromptSubmit", "SessionEnd"] {
+                            let commands = hook_commands(&value, event);
+                            assert_eq!(commands, ["memctl hook claude-code"], "{doc} {event}");
+                        }
+                        hooks = true;
+                    }
+                    json_command_lines(&value, &mut lines);
+                }
+                "yaml" => {
+                    let config: serde_json::Value = serde_saphyr::from_str(&block.text)
+                        .unwrap_or_else(|e| panic!("{doc}:{}: {e}", block.line));
+                    let declared: serde_json::Value =
+                        serde_saphyr::from_str(&read(".pre-commit-hooks.yaml"))
+                            .expect(".pre-commit-hooks.yaml parses");
+                    let hook = &config["repos"][0]["hooks"][0];
+                    for key in ["id", "entry", "language", "files", "pass_filenames"] {
+                        assert_eq!(hook[key], declared[0][key], "{doc}:{}: {key}", block.line);
+                    }
+                    assert!(!block.text.contains("OWNER"), "{doc}:{}", block.line);
+                    pre_commit = true;
+                }
+                _ => {}
+            }
+        }
+        let checked = lines.iter().filter(|args| accepted(&env, args)).count();
+        assert!(checked >= 5, "{doc}: only {checked} memctl lines");
+    }
+    assert!(
+        hooks && pre_commit,
+        "hooks {hooks}, pre-commit {pre_commit}"
+    );
 }
