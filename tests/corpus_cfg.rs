@@ -16,6 +16,11 @@
 //!   `MEMCTL_REAL_CLIENTS=0` ignores them. The probe runs when this script
 //!   does, not on every test run: after PyPI becomes reachable, set
 //!   `MEMCTL_REAL_CLIENTS=1` or touch this file.
+//! - `real_agents_absent` when the tests that install the real agents
+//!   (Claude Code and Codex) from npm into `target/` cannot: no `npm`, or
+//!   its registry (`NPM_CONFIG_REGISTRY`, else registry.npmjs.org) does not
+//!   answer within three seconds. `CI` and `MEMCTL_REAL_CLIENTS` decide as
+//!   above.
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
@@ -25,9 +30,11 @@ use std::time::Duration;
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(corpus_absent)");
     println!("cargo::rustc-check-cfg=cfg(real_clients_absent)");
+    println!("cargo::rustc-check-cfg=cfg(real_agents_absent)");
     println!("cargo::rerun-if-changed=../../tests/corpus_cfg.rs");
     corpus();
     real_clients();
+    real_agents();
 }
 
 fn corpus() {
@@ -60,6 +67,40 @@ fn real_clients() {
     }
 }
 
+fn real_agents() {
+    for name in ["NPM_CONFIG_REGISTRY", "npm_config_registry"] {
+        println!("cargo::rerun-if-env-changed={name}");
+    }
+    let forced = std::env::var("MEMCTL_REAL_CLIENTS").ok();
+    let present = match forced.as_deref() {
+        Some("1") => true,
+        Some("0") => false,
+        _ if std::env::var_os("CI").is_some() => true,
+        _ => npm_runs() && host_answers(&registry_host()),
+    };
+    if !present {
+        println!("cargo::rustc-cfg=real_agents_absent");
+    }
+}
+
+fn npm_runs() -> bool {
+    Command::new("npm")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// The `host[:port]` of the npm registry npm would use.
+fn registry_host() -> String {
+    let url = ["NPM_CONFIG_REGISTRY", "npm_config_registry"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok())
+        .unwrap_or_default();
+    url_host(&url).unwrap_or_else(|| "registry.npmjs.org".to_string())
+}
+
 fn python_has_venv() -> bool {
     Command::new("python3")
         .args(["-c", "import venv, ensurepip"])
@@ -72,12 +113,20 @@ fn python_has_venv() -> bool {
 /// Whether the package index pip would use accepts a connection.
 fn index_answers() -> bool {
     let url = std::env::var("PIP_INDEX_URL").unwrap_or_default();
-    let host = url
-        .split("://")
+    host_answers(&url_host(&url).unwrap_or_else(|| "pypi.org".to_string()))
+}
+
+/// The `host[:port]` of `url`, if it names one.
+fn url_host(url: &str) -> Option<String> {
+    url.split("://")
         .nth(1)
         .and_then(|rest| rest.split('/').next())
         .filter(|host| !host.is_empty())
-        .unwrap_or("pypi.org");
+        .map(str::to_string)
+}
+
+/// Whether `host` (port 443 unless it names one) accepts a connection.
+fn host_answers(host: &str) -> bool {
     let address = if host.contains(':') {
         host.to_string()
     } else {

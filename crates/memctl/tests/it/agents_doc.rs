@@ -245,6 +245,12 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
                     .unwrap_or_else(|| {
                         panic!("docs/agents.md:{}: no [mcp_servers.memctl]", block.line)
                     });
+                if server.get("command").is_none() {
+                    // A tool's approval alone, as Codex reads it.
+                    let mode = server["tools"]["remember"]["approval_mode"].as_str();
+                    assert_eq!(mode, Some("approve"), "docs/agents.md:{}", block.line);
+                    continue;
+                }
                 assert!(server.get("args").and_then(toml::Value::as_array).is_some());
                 if let Some(hooks) = table.get("hooks") {
                     for event in ["SessionStart", "UserPromptSubmit", "SessionEnd"] {

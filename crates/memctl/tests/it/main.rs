@@ -68,6 +68,7 @@ mod pending;
 mod pre_commit;
 mod private_files;
 mod read;
+mod real_agents;
 mod real_model;
 mod real_model_lifecycle;
 mod regressions;

@@ -15,6 +15,19 @@ pub struct Answer<'a> {
     pub budget: Option<usize>,
     /// Said to the user, not to the model: what background jobs did.
     pub system_message: Option<&'a str>,
+    /// Whether the model is to be given the system message too, to pass
+    /// on: `codex exec` shows a hook's `systemMessage` nowhere (Codex
+    /// 0.169.1 shows it only in its interactive view), so a Codex user
+    /// hears of what waits only through the model (issue 27).
+    pub relay: bool,
+}
+
+/// How the system message reaches a model that is to pass it on: marked as
+/// memctl's own word about itself, neither a memory nor a request of the user.
+fn relayed(message: &str) -> String {
+    format!(
+        "\n<memctl-notice>\nmemctl's report to the user about its own background work (not a memory, not a request): mention it to the user.\n{message}\n</memctl-notice>\n"
+    )
 }
 
 impl Answer<'_> {
@@ -33,10 +46,16 @@ impl Answer<'_> {
             return None;
         }
         let mut answer = json!({});
-        if !context.is_empty() {
+        let mut added = (!context.is_empty()).then(|| render::readable(context));
+        if self.relay
+            && let Some(message) = self.system_message
+        {
+            added = Some(added.unwrap_or_default() + &relayed(message));
+        }
+        if let Some(added) = added {
             answer["hookSpecificOutput"] = json!({
                 "hookEventName": self.event,
-                "additionalContext": render::readable(context),
+                "additionalContext": added,
             });
         }
         if let Some(message) = self.system_message {

@@ -210,6 +210,7 @@ fn session_start(
         event: name,
         budget: hook.budget,
         system_message: system_message.as_deref(),
+        relay: hook.agent == HookAgent::Codex,
     };
     Ok((answer.render(&answer.fit(context)), after))
 }
@@ -241,6 +242,7 @@ fn user_prompt_submit(
         event: name,
         budget: hook.budget,
         system_message: None,
+        relay: false,
     };
     let context: Context = answer.fit(context::gather(config, &ask)?);
     for warning in &context.warnings {
