@@ -168,8 +168,11 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
     }
 }
 
-/// The request line and the headers (names lower-cased); `None` at the end.
-fn read_head(reader: &mut impl BufRead) -> Option<(String, String, Vec<(String, String)>)> {
+/// A request's method, target and headers (names lower-cased).
+type Head = (String, String, Vec<(String, String)>);
+
+/// The request line and the headers; `None` at the end.
+fn read_head(reader: &mut impl BufRead) -> Option<Head> {
     let mut line = String::new();
     if reader.read_line(&mut line).ok()? == 0 {
         return None;
