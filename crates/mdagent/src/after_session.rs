@@ -91,6 +91,142 @@ pub fn not_configured_once(cache_dir: &Path) -> Option<String> {
     ))
 }
 
+/// What the after-session job came to, said once at the next session
+/// start (issue 27: a failed extraction was known only to a log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Candidates wait for `memctl review`: `new` of them from this
+    /// session, `waiting` in all; `others` tells what became of the rest.
+    Waiting {
+        new: usize,
+        waiting: usize,
+        /// Saved at once (`auto_accept`, the user's own words).
+        saved: usize,
+        others: Tally,
+    },
+    /// `[extract] auto_accept`: saved at once.
+    Saved { saved: usize, others: Tally },
+    /// Nothing to keep, and why (the model proposed none, or none was new).
+    Nothing { others: Tally },
+    /// The transcript held no user or assistant text: the model was not asked.
+    NoText,
+    /// The session was not turned into candidates: the model command could
+    /// not start or failed, its answer was refused, the transcript could
+    /// not be read. `why` is one line.
+    Failed { why: String },
+}
+
+/// What became of the candidates that neither wait nor were saved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Already stored, or already waiting.
+    pub known: usize,
+    /// Refused by a guard (secret, temporary, copied from a tool…).
+    pub refused: usize,
+    /// True for that session only (`current_task`), or skipped before.
+    pub dropped: usize,
+}
+
+impl Tally {
+    fn said(&self) -> String {
+        let parts: Vec<String> = [
+            (self.known, "already known"),
+            (self.refused, "refused"),
+            (self.dropped, "set aside"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        parts.join(", ")
+    }
+}
+
+/// The most characters of a failure's reason said.
+const MAX_WHY_CHARS: usize = 300;
+
+impl Outcome {
+    /// A failure, from an error's message: its first line, cut short.
+    pub fn failed(message: &str) -> Outcome {
+        let line = message.lines().next().unwrap_or_default().trim();
+        let mut why: String = line.chars().take(MAX_WHY_CHARS).collect();
+        if line.chars().count() > MAX_WHY_CHARS {
+            why.push('…');
+        }
+        Outcome::Failed { why }
+    }
+
+    /// The sentence said at the next session start, after "memctl (…
+    /// store, background extract): ".
+    pub fn message(&self, review: &str) -> String {
+        let rest = |others: &Tally| {
+            let said = others.said();
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!(" (the others: {said})")
+            }
+        };
+        match self {
+            Outcome::Waiting {
+                new,
+                waiting,
+                saved,
+                others,
+            } => format!(
+                "a session that ended left {} for you{}{}; {waiting} wait in all: run `{review}` to accept, edit or discard them.",
+                count(*new, "new memory candidate", "new memory candidates"),
+                if *saved > 0 {
+                    format!(
+                        " ({} in your own words saved at once)",
+                        count(*saved, "memory", "memories")
+                    )
+                } else {
+                    String::new()
+                },
+                rest(others)
+            ),
+            Outcome::Saved { saved, others } => format!(
+                "a session that ended gave {} saved at once ([extract] auto_accept){}.",
+                count(*saved, "memory", "memories"),
+                rest(others)
+            ),
+            Outcome::Nothing { others } if others.said().is_empty() => {
+                "a session that ended gave nothing to remember: the model proposed no candidate."
+                    .to_string()
+            }
+            Outcome::Nothing { others } => format!(
+                "a session that ended gave nothing new to remember: its candidates were {}.",
+                others.said()
+            ),
+            Outcome::NoText => {
+                "a session that ended held no text of yours or the assistant's to remember."
+                    .to_string()
+            }
+            Outcome::Failed { why } => {
+                format!("a session that ended was not turned into memory candidates: {why}")
+            }
+        }
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Records `outcome` for the next session start of `target`'s sessions.
+pub fn record(target: &ScopedStore, outcome: &Outcome) {
+    let review = match target.scope {
+        Scope::Workspace => "memctl review",
+        Scope::Global => "memctl review --global",
+    };
+    crate::lifecycle::reports::record(
+        target,
+        crate::lifecycle::Job::Extract,
+        &outcome.message(review),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +274,40 @@ mod tests {
         let said = not_configured_once(cache.path()).unwrap();
         assert!(said.contains("no model command is configured"), "{said}");
         assert!(not_configured_once(cache.path()).is_none());
+    }
+
+    #[test]
+    fn each_outcome_is_one_sentence() {
+        let waiting = Outcome::Waiting {
+            new: 1,
+            waiting: 3,
+            saved: 0,
+            others: Tally {
+                known: 1,
+                refused: 1,
+                dropped: 0,
+            },
+        };
+        assert_eq!(
+            waiting.message("memctl review"),
+            "a session that ended left 1 new memory candidate for you (the others: 1 already known, 1 refused); 3 wait in all: run `memctl review` to accept, edit or discard them."
+        );
+        let failed = Outcome::failed(&format!(
+            "the answer is not JSON\ndetails{}",
+            "x".repeat(400)
+        ));
+        assert_eq!(
+            failed.message("memctl review"),
+            "a session that ended was not turned into memory candidates: the answer is not JSON"
+        );
+        let long = Outcome::failed(&"y".repeat(400)).message("r");
+        assert!(long.ends_with('…') && !long.contains('\n'), "{long}");
+        assert!(
+            Outcome::Nothing {
+                others: Tally::default()
+            }
+            .message("r")
+            .contains("proposed no candidate")
+        );
     }
 }

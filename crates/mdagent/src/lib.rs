@@ -48,6 +48,7 @@ pub mod model_source;
 pub mod pending;
 pub mod records;
 pub mod remember;
+pub mod repeats;
 pub mod search;
 pub mod semantic;
 pub mod settings;

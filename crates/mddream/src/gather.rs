@@ -78,6 +78,40 @@ pub fn near_candidates(records: &[DreamRecord]) -> Vec<(usize, usize)> {
     near::candidates(records, &prepared, &all)
 }
 
+/// A record that a candidate for memory says again in other words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Repeated {
+    /// Its place in the records given.
+    pub index: usize,
+    /// How alike they are (the Jaccard similarity of their words).
+    pub likeness: f64,
+    /// Whether the record already holds every word and value of the
+    /// candidate: the candidate adds nothing to it.
+    pub adds_nothing: bool,
+}
+
+/// The record of `records` (of the candidate's scope) that `candidate`
+/// says again, as dream's near-duplicate judge finds such pairs at its
+/// threshold ([`NEAR_THRESHOLD`], docs/DREAM.md), the most alike; `None`
+/// when it repeats none. One comparison a record: a candidate is checked
+/// against a store once, when it is proposed and when it is reviewed.
+pub fn repeated_by(candidate: &DreamRecord, records: &[DreamRecord]) -> Option<Repeated> {
+    let proposed = similar::Likeness::of(candidate);
+    records
+        .iter()
+        .enumerate()
+        .filter(|(_, record)| record.scope == candidate.scope)
+        .filter_map(|(index, record)| {
+            let stored = similar::Likeness::of(record);
+            similar::near_duplicates(&proposed, &stored, NEAR_THRESHOLD).map(|likeness| Repeated {
+                index,
+                likeness,
+                adds_nothing: similar::holds(&stored, &proposed),
+            })
+        })
+        .max_by(|a, b| a.likeness.total_cmp(&b.likeness))
+}
+
 /// Which records an operation already reads (or names as the record that
 /// supersedes another), so that no record is in two operations.
 pub(crate) struct Claims {

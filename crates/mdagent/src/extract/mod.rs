@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod codex;
+pub mod origin;
 pub mod provenance;
 pub mod request;
 pub mod transcript;

@@ -129,8 +129,8 @@ pub enum LifecycleError {
 /// Where the after-session work starts: extracting the session's
 /// transcript into candidates that wait for `memctl review` (issue 17,
 /// item 2), a detached `memctl extract --pending` job
-/// ([`crate::after_session`]); the next session start says how many wait
-/// ([`crate::pending::report`]). A transcript named by the event must be
+/// ([`crate::after_session`]); the next session start says what it came
+/// to, once ([`crate::after_session::Outcome`]). A transcript named by the event must be
 /// an absolute path to a regular file (an event is an agent's word, not
 /// to be trusted to name one). Without a model command nothing starts,
 /// and the next session start says so, once. Must return at once: Claude

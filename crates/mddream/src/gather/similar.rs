@@ -504,6 +504,13 @@ fn extra_value(a: &Screen, b: &Screen) -> bool {
 }
 
 /// How many of two sorted lists' hashes are in both.
+/// Whether every content word and value of `inner` is in `outer`: `outer`
+/// already says all `inner` says.
+pub(crate) fn holds(outer: &Likeness, inner: &Likeness) -> bool {
+    let (o, i) = (&outer.screen, &inner.screen);
+    shared(&i.words, &o.words) == i.words.len() && shared(&i.values, &o.values) == i.values.len()
+}
+
 fn shared(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {

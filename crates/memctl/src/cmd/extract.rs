@@ -5,10 +5,14 @@
 //! Reading the session, the request and the answer are `mdagent::extract`'s.
 
 use mdagent::Config;
+use mdagent::after_session::{self, Outcome, Tally};
+use mdagent::extract::origin::{Judged, Origin, Speakers};
 use mdagent::extract::{self, answer, request, transcript};
 use mdagent::model_cmd::{self, ModelCmdError};
 use mdagent::model_source::{self, ModelCommand};
 use mdagent::pending;
+use mdagent::pending::Waiting;
+use mdagent::repeats::{self, Retargeted};
 use mdagent::stores::{self, WriteTarget};
 use mdstore::write::Candidate;
 
@@ -20,6 +24,24 @@ use crate::ui::{self, Ui};
 const LLM_CMD_EXAMPLE: &str = "memctl extract --transcript ~/.claude/projects/<project>/<session>.jsonl --llm-cmd 'claude -p'";
 
 pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> {
+    let result = extract(config, ui, &args);
+    // The after-session job (`--pending`) is watched by no one: what it
+    // came to, failure included, is said at the next session start.
+    if args.pending
+        && let Ok(WriteTarget::Existing(target)) =
+            stores::write_target(config, stores::default_scope(config))
+    {
+        let outcome = match &result {
+            Ok((_, outcome)) => outcome.clone(),
+            Err(e) => Outcome::failed(&failure::classify(e).1),
+        };
+        after_session::record(&target, &outcome);
+    }
+    result.map(|(exit, _)| exit)
+}
+
+/// The run, and what it came to for the after-session report.
+fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit, Outcome)> {
     let target = stores::write_target(config, stores::default_scope(config));
     warn_of_store_settings(ui, target.as_ref().ok());
     let Some(model) = model_source::model_command(args.llm_cmd.as_deref())? else {
@@ -57,7 +79,7 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
         if args.json {
             ui::print_json(&serde_json::json!([]))?;
         }
-        return Ok(Exit::Ok);
+        return Ok((Exit::Ok, Outcome::NoText));
     }
     let request = request::request(&conversation);
     if !request.hidden.is_empty() {
@@ -71,55 +93,181 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
         ))
         .with_hint(answer::ANSWER_SHAPE)
     })?;
-    let parsed = extract::candidates(&proposals, &conversation);
+    let mut parsed = extract::candidates(&proposals, &conversation);
     if parsed.is_empty() {
         ui.note("The model proposed no candidates; nothing to remember.");
     }
-    let auto_accept = args.pending && model_source::load_user_config()?.0.extract.auto_accept;
+    // Whose words each is, judged on the model's wording; then each that
+    // repeats a record is proposed under that record's name.
+    let speakers = Speakers::of(&conversation);
+    let origins: Vec<Option<Judged>> = parsed
+        .iter()
+        .map(|p| p.as_ref().ok().map(|c| speakers.judge(&candidate_text(c))))
+        .collect();
+    let stores_now = stores::read_stores(config).unwrap_or_default();
+    let retargeted = repeats::retarget(&stores_now, stores::default_scope(config), &mut parsed);
+    for (n, retargeted) in retargeted.iter().enumerate() {
+        if let Some(r) = retargeted {
+            ui.note(&repeat_note(n, r));
+        }
+    }
+    if args.pending {
+        let found = Found {
+            parsed,
+            origins,
+            retargeted,
+            session: pending::session_key(&conversation),
+        };
+        return keep_pending(config, ui, args, &target, &shown, found);
+    }
     let batch = Batch {
-        yes: args.yes || auto_accept,
-        dry_run: args.dry_run || (args.pending && !auto_accept),
+        yes: args.yes,
+        dry_run: args.dry_run,
         commit: args.commit,
         json: args.json,
         ..Batch::from_json(shown.clone())
     };
-    let waiting: Vec<Option<Candidate>> = parsed.iter().map(|p| p.as_ref().ok().cloned()).collect();
     let (exit, statuses) = remember::run_batch(config, ui, &batch, parsed)?;
-    if args.pending && !auto_accept {
-        return keep_pending(ui, &target, &shown, waiting, &statuses, exit);
-    }
     if !args.json && !statuses.is_empty() {
         ui.note(&summary(&shown, &statuses));
     }
-    Ok(exit)
+    let saved = statuses.iter().filter(|s| **s == "saved").count();
+    let others = tally(&statuses, 0);
+    let outcome = if saved == 0 {
+        Outcome::Nothing { others }
+    } else {
+        Outcome::Saved { saved, others }
+    };
+    Ok((exit, outcome))
 }
 
-/// The candidates that passed every guard (planned, not refused, not
-/// already stored) wait for `memctl review`; the others were reported.
+/// A candidate's description and body, as its origin is judged.
+fn candidate_text(candidate: &Candidate) -> String {
+    format!(
+        "{}\n{}",
+        candidate.description.as_deref().unwrap_or_default(),
+        candidate.body.as_deref().unwrap_or_default()
+    )
+}
+
+/// `candidate 2 ("use-pnpm") repeats prefer-pnpm: proposed as an update of it.`
+fn repeat_note(n: usize, r: &Retargeted) -> String {
+    let label = mdagent::remember::label_candidate(n, Some(&r.proposed));
+    if r.adds_nothing {
+        format!(
+            "{label} says nothing that {} does not say already.",
+            r.record
+        )
+    } else {
+        format!(
+            "{label} repeats {} in other words: proposed as an update of it.",
+            r.record
+        )
+    }
+}
+
+/// What was found in a session, for `--pending`.
+struct Found {
+    parsed: Vec<mdagent::remember::Parsed>,
+    origins: Vec<Option<Judged>>,
+    retargeted: Vec<Option<Retargeted>>,
+    session: String,
+}
+
+/// What became of the candidates that were not kept: `already` more were
+/// found waiting already, `decided` decided about before.
+fn tally(statuses: &[&str], already: usize) -> Tally {
+    let count = |wanted: &[&str]| statuses.iter().filter(|s| wanted.contains(s)).count();
+    Tally {
+        known: count(&["noop"]) + already,
+        refused: count(&["refused", "conflict", "failed"]),
+        dropped: count(&["dropped"]),
+    }
+}
+
+/// `--pending`: the candidates that pass every guard (planned, not refused,
+/// not already stored) wait for `memctl review`, with whose words they are
+/// and what they repeat; the others are reported. With `[extract]
+/// auto_accept`, those in the user's own words are saved at once instead;
+/// the others wait all the same (a model's or a tool's words never go
+/// unseen into memory).
 fn keep_pending(
+    config: &Config,
     ui: &Ui,
+    args: &ExtractArgs,
     target: &WriteTarget,
     shown: &str,
-    candidates: Vec<Option<Candidate>>,
-    statuses: &[&str],
-    exit: Exit,
-) -> anyhow::Result<Exit> {
-    let passed: Vec<Candidate> = candidates
+    found: Found,
+) -> anyhow::Result<(Exit, Outcome)> {
+    let auto_accept = model_source::load_user_config()?.0.extract.auto_accept;
+    let batch = |dry_run: bool| Batch {
+        yes: !dry_run,
+        dry_run,
+        commit: args.commit,
+        json: args.json,
+        ..Batch::from_json(shown.to_string())
+    };
+    let mut now = Vec::new();
+    let mut later = Vec::new();
+    for ((parsed, origin), retargeted) in found
+        .parsed
         .into_iter()
-        .zip(statuses)
+        .zip(found.origins)
+        .zip(found.retargeted)
+    {
+        let users = origin.as_ref().is_some_and(|o| o.origin == Origin::User);
+        if auto_accept && users && retargeted.is_none() {
+            now.push(parsed);
+        } else {
+            later.push((parsed, origin, retargeted));
+        }
+    }
+    let (mut exit, mut statuses) = (Exit::Ok, Vec::new());
+    if !now.is_empty() {
+        (exit, statuses) = remember::run_batch(config, ui, &batch(false), now)?;
+    }
+    let saved = statuses.iter().filter(|s| **s == "saved").count();
+    let waiting: Vec<Option<Waiting>> = later
+        .iter()
+        .map(|(parsed, origin, retargeted)| {
+            parsed.as_ref().ok().map(|candidate| Waiting {
+                candidate: candidate.clone(),
+                origin: origin.clone(),
+                repeats: retargeted
+                    .as_ref()
+                    .map(|r| (r.record.clone(), r.proposed.clone())),
+            })
+        })
+        .collect();
+    let later: Vec<_> = later.into_iter().map(|(parsed, _, _)| parsed).collect();
+    let (later_exit, later_statuses) = remember::run_batch(config, ui, &batch(true), later)?;
+    if exit == Exit::Ok {
+        exit = later_exit;
+    }
+    let passed: Vec<Waiting> = waiting
+        .into_iter()
+        .zip(&later_statuses)
         .filter(|(_, status)| **status == "dry-run")
-        .filter_map(|(candidate, _)| candidate)
+        .filter_map(|(waiting, _)| waiting)
         .collect();
     let root = match target {
         WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
         WriteTarget::Missing { dir, .. } => dir.clone(),
     };
-    let added = pending::add(&root, &passed, shown)?;
+    let added = pending::add(&root, &passed, shown, &found.session)?;
     ui.note(&format!(
-        "extract: {} from {shown} now wait for `memctl review`{}{}.",
+        "extract: {} from {shown} now wait for `memctl review`{}{}{}.",
         ui::count(added.added, "candidate", "candidates"),
         if added.already > 0 {
             format!(" ({} already waited)", added.already)
+        } else {
+            String::new()
+        },
+        if added.decided > 0 {
+            format!(
+                "; {} decided about before for this session, not proposed again",
+                added.decided
+            )
         } else {
             String::new()
         },
@@ -134,7 +282,22 @@ fn keep_pending(
         },
     ));
     // A refusal is reported above and in the exit code; what passed is kept.
-    Ok(exit)
+    statuses.extend(later_statuses.iter().filter(|s| **s != "saved"));
+    let mut others = tally(&statuses, added.already + added.over_limit);
+    others.dropped += added.decided;
+    let outcome = if added.added > 0 {
+        Outcome::Waiting {
+            new: added.added,
+            waiting: pending::load(&root)?.len(),
+            saved,
+            others,
+        }
+    } else if saved > 0 {
+        Outcome::Saved { saved, others }
+    } else {
+        Outcome::Nothing { others }
+    };
+    Ok((exit, outcome))
 }
 
 /// One warning for each key of the store's `.memctl.toml` that memctl

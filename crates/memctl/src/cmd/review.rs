@@ -1,14 +1,19 @@
 //! `memctl review`: the candidates found after sessions (`extract
 //! --pending`, the SessionEnd job) wait in the cache folder
-//! (`mdagent::pending`); each is shown with its classification and diff,
-//! as `remember` shows a plan, and accepted, edited or discarded. An
-//! accepted one goes through `remember`'s transaction with every guard, as
-//! `inferred`: the store may have changed since it was found, so it is
-//! classified again now.
+//! (`mdagent::pending`); each is shown with what it would do to the store
+//! (its classification: the record it adds, or the diff of the one it
+//! updates), whose words it is and what it repeats, and accepted, edited or
+//! discarded. An accepted one goes through `remember`'s transaction with
+//! every guard, as `inferred`: the store may have changed since it was
+//! found, so it is classified again now. What is decided is kept for the
+//! session's text, so a session that ends again does not bring it back.
+
+use serde_json::{Value, json};
 
 use mdagent::Config;
-use mdagent::pending::{self, Entry};
+use mdagent::pending::{self, Decision, Entry};
 use mdagent::remember::{Parsed, Unreadable, label_candidate};
+use mdagent::repeats::{self, Retargeted};
 use mdagent::stores::{self, Scope, WriteTarget};
 use mdstore::Source;
 use mdstore::write::candidate_from_json;
@@ -26,6 +31,14 @@ enum Choice {
     Quit,
 }
 
+/// Where the candidates of a run are kept, and for which store.
+struct Place<'a> {
+    config: &'a Config,
+    args: &'a ReviewArgs,
+    scope: Scope,
+    root: std::path::PathBuf,
+}
+
 pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
     let target = stores::write_target(config, scope)?;
@@ -34,16 +47,27 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
         WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
         WriteTarget::Missing { dir, .. } => dir.clone(),
     };
-    let entries = pending::load(&root)?;
+    let place = Place {
+        config,
+        args: &args,
+        scope,
+        root,
+    };
+    let entries = pending::load(&place.root)?;
     if entries.is_empty() {
         ui.note("No candidates wait for review.");
         if args.json {
-            ui::print_json(&serde_json::json!([]))?;
+            ui::print_json(&json!([]))?;
         }
         return Ok(Exit::Ok);
     }
-    if args.yes || args.json {
-        return review_all(config, ui, &args, scope, &root, &entries);
+    if args.yes {
+        return accept_all(ui, &place, &entries);
+    }
+    if args.json {
+        let (exit, _, rows) = classify(ui, &place, &entries)?;
+        ui::print_json(&rows)?;
+        return Ok(exit);
     }
     if !ui.interactive {
         return Err(Failure::new(
@@ -56,12 +80,12 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
         .with_hint("run `memctl review` in a terminal, `memctl review --json` to see them, or `memctl review --yes` to accept them all")
         .into());
     }
-    for entry in &entries {
-        if !review_one(config, ui, &args, scope, &root, entry)? {
+    for (n, entry) in entries.iter().enumerate() {
+        if !review_one(ui, &place, entry, (n + 1, entries.len()))? {
             break;
         }
     }
-    let left = pending::load(&root)?.len();
+    let left = pending::load(&place.root)?.len();
     if left > 0 {
         ui.note(&format!(
             "{} still wait; run `memctl review` again.",
@@ -71,72 +95,92 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// `--json` (each candidate's classification, nothing decided) or
-/// `--yes` (every candidate accepted through every guard).
-fn review_all(
-    config: &Config,
+/// Each entry classified against the store as it is now, nothing written:
+/// the exit code, the statuses and one row a candidate with everything
+/// the interactive review shows (`review --json`).
+fn classify(
     ui: &Ui,
-    args: &ReviewArgs,
-    scope: Scope,
-    root: &std::path::Path,
+    place: &Place<'_>,
     entries: &[Entry],
-) -> anyhow::Result<Exit> {
-    let parsed = entries
-        .iter()
-        .enumerate()
-        .map(|(n, e)| parse(n, e))
+) -> anyhow::Result<(Exit, Vec<&'static str>, Vec<Value>)> {
+    let (parsed, retargeted) = parse_all(place, entries);
+    let batch = Batch {
+        rows_only: true,
+        ..batch(place, true)
+    };
+    let (exit, statuses, rows) = remember::run_batch_rows(place.config, ui, &batch, parsed)?;
+    let rows = rows
+        .into_iter()
+        .zip(entries)
+        .zip(&retargeted)
+        .map(|((row, entry), now)| described(row, entry, now.as_ref()))
         .collect();
-    let (exit, statuses) = remember::run_batch(config, ui, &batch(args, scope, !args.yes), parsed)?;
-    if args.yes {
-        let done: Vec<String> = entries
-            .iter()
-            .zip(&statuses)
-            .filter(|(_, status)| is_settled(status))
-            .map(|(entry, _)| entry.key.clone())
-            .collect();
-        pending::remove(root, &done)?;
+    Ok((exit, statuses, rows))
+}
+
+/// `--yes`: every candidate accepted through every guard; what was settled
+/// stops waiting and is kept as decided.
+fn accept_all(ui: &Ui, place: &Place<'_>, entries: &[Entry]) -> anyhow::Result<Exit> {
+    let (parsed, _) = parse_all(place, entries);
+    let (exit, statuses) = remember::run_batch(place.config, ui, &batch(place, false), parsed)?;
+    let mut done = Vec::new();
+    for (entry, status) in entries.iter().zip(&statuses) {
+        if is_settled(status) {
+            if matches!(*status, "saved" | "noop") {
+                pending::decide(&place.root, entry, Decision::Accepted)?;
+            }
+            done.push(entry.key.clone());
+        }
     }
+    pending::remove(&place.root, &done)?;
     Ok(exit)
 }
 
-/// One candidate on a terminal: shown, then accepted, discarded, edited
-/// (and shown again) or left for later. `false` when the person quits.
+/// One candidate on a terminal: what it is and would do, then accepted,
+/// discarded, edited (and shown again) or left for later. `false` when the
+/// person quits.
 fn review_one(
-    config: &Config,
     ui: &Ui,
-    args: &ReviewArgs,
-    scope: Scope,
-    root: &std::path::Path,
+    place: &Place<'_>,
     entry: &Entry,
+    (n, of): (usize, usize),
 ) -> anyhow::Result<bool> {
     let mut current = entry.clone();
     loop {
-        let (_, statuses) = remember::run_batch(
-            config,
+        let (parsed, retargeted) = parse_all(place, std::slice::from_ref(&current));
+        ui.note(&header(&current, retargeted[0].as_ref(), n, of));
+        let (_, statuses, rows) = remember::run_batch_rows(
+            place.config,
             ui,
-            &batch(args, scope, true),
-            vec![parse(0, &current)],
+            &Batch {
+                plan_only: true,
+                ..batch(place, true)
+            },
+            parsed.clone(),
         )?;
         if statuses.first() != Some(&"dry-run") {
             // Refused, or already stored: nothing to accept; said above.
-            pending::remove(root, std::slice::from_ref(&entry.key))?;
+            pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
             return Ok(true);
         }
-        match ask(&current)? {
+        match ask(rows.first())? {
             Choice::Accept => {
-                let (_, statuses) = remember::run_batch(
-                    config,
-                    ui,
-                    &batch(args, scope, false),
-                    vec![parse(0, &current)],
-                )?;
+                let (_, statuses) =
+                    remember::run_batch(place.config, ui, &batch(place, false), parsed)?;
                 if statuses.first().is_some_and(|s| is_settled(s)) {
-                    pending::remove(root, std::slice::from_ref(&entry.key))?;
+                    if statuses
+                        .first()
+                        .is_some_and(|s| matches!(*s, "saved" | "noop"))
+                    {
+                        pending::decide(&place.root, entry, Decision::Accepted)?;
+                    }
+                    pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
                 }
                 return Ok(true);
             }
             Choice::Discard => {
-                pending::remove(root, std::slice::from_ref(&entry.key))?;
+                pending::decide(&place.root, entry, Decision::Skipped)?;
+                pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
                 return Ok(true);
             }
             Choice::Edit => {
@@ -149,15 +193,102 @@ fn review_one(
     }
 }
 
-fn ask(entry: &Entry) -> anyhow::Result<Choice> {
+/// `Candidate 2 of 3, from session.jsonl (found 2026-12-03), in your own
+/// words.` and, when it repeats a record, which.
+fn header(entry: &Entry, retargeted: Option<&Retargeted>, n: usize, of: usize) -> String {
+    let found = jiff::Timestamp::from_second(entry.added)
+        .map(|t| t.strftime("%Y-%m-%d").to_string())
+        .unwrap_or_default();
+    let mut text = format!(
+        "Candidate {n} of {of}, from {} (found {found}), {}.",
+        ui::shown(&entry.from),
+        origin_said(entry)
+    );
+    let (record, proposed) = repeat_of(entry, retargeted);
+    if let (Some(record), Some(proposed)) = (record, proposed) {
+        text += &format!(
+            " The model named it {}; it says again what {} says, so accepting it updates {}.",
+            ui::shown(&proposed),
+            ui::shown(&record),
+            ui::shown(&record)
+        );
+    }
+    text
+}
+
+/// Whose words the entry is, as a person reads it.
+fn origin_said(entry: &Entry) -> String {
+    match entry.origin {
+        None => {
+            "of unknown origin (found before memctl told whose words a candidate is)".to_string()
+        }
+        Some(origin) if entry.origin_words.is_empty() => origin.said().to_string(),
+        Some(origin) => format!(
+            "{} ({})",
+            origin.said(),
+            entry
+                .origin_words
+                .iter()
+                .map(|w| format!("\"{}\"", ui::shown(w)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The record the entry repeats and the name the model gave it: found now,
+/// else when it was found.
+fn repeat_of(entry: &Entry, now: Option<&Retargeted>) -> (Option<String>, Option<String>) {
+    match now {
+        Some(r) => (Some(r.record.clone()), Some(r.proposed.clone())),
+        None => (entry.repeats.clone(), entry.proposed_name.clone()),
+    }
+}
+
+/// A `remember` row with what the entry says and where it came from.
+fn described(mut row: Value, entry: &Entry, now: Option<&Retargeted>) -> Value {
+    let candidate = &entry.candidate;
+    let (record, proposed) = repeat_of(entry, now);
+    let extra = json!({
+        "key": entry.key,
+        "from": entry.from,
+        "added": entry.added,
+        "type": candidate.get("type"),
+        "description": candidate.get("description"),
+        "body": candidate.get("body"),
+        "tags": candidate.get("tags").cloned().unwrap_or_else(|| json!([])),
+        "expires": candidate.get("expires"),
+        "origin": entry.origin,
+        "origin_words": entry.origin_words,
+        "origin_note": origin_said(entry),
+        "repeats": record,
+        "proposed_name": proposed,
+    });
+    if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
+        for (key, value) in extra {
+            row.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    row
+}
+
+fn ask(row: Option<&Value>) -> anyhow::Result<Choice> {
+    let name = row
+        .and_then(|r| r["id"].as_str())
+        .unwrap_or("this candidate")
+        .to_string();
+    let question = match row.and_then(|r| r["operation"].as_str()) {
+        Some("update") => format!("Update {} with this change?", ui::shown(&name)),
+        _ => format!("Save {} as a new record?", ui::shown(&name)),
+    };
     let choices = [
         "accept: save it",
-        "skip: discard it",
-        "edit it",
+        "skip: discard it (this session will not propose it again)",
+        "edit it first",
         "quit: keep it and the rest for later",
     ];
     let picked = dialoguer::Select::new()
-        .with_prompt(format!("From {}", ui::shown(&entry.from)))
+        .with_prompt(question)
         .items(choices)
         .default(0)
         .interact()?;
@@ -171,7 +302,7 @@ fn ask(entry: &Entry) -> anyhow::Result<Choice> {
 
 /// The candidate as JSON in the person's editor; the edited JSON when it
 /// is still a candidate, else `None` (why is said, the original kept).
-fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<serde_json::Value>> {
+fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<Value>> {
     let scratch = tempfile::Builder::new()
         .prefix("memctl-review-")
         .suffix(".json")
@@ -188,7 +319,7 @@ fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<serde_json::Value>> {
         return Ok(None);
     }
     let text = std::fs::read_to_string(scratch.path())?;
-    let edited = serde_json::from_str::<serde_json::Value>(&text)
+    let edited = serde_json::from_str::<Value>(&text)
         .map_err(|e| e.to_string())
         .and_then(|value| {
             candidate_from_json(&value)
@@ -206,15 +337,28 @@ fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<serde_json::Value>> {
     }
 }
 
-fn batch(args: &ReviewArgs, scope: Scope, dry_run: bool) -> Batch {
+fn batch(place: &Place<'_>, dry_run: bool) -> Batch {
     Batch {
-        scope: Some(scope),
+        scope: Some(place.scope),
         yes: !dry_run,
         dry_run,
-        commit: args.commit,
-        json: args.json,
+        commit: place.args.commit,
+        json: place.args.json,
         ..Batch::from_json("the pending candidates".to_string())
     }
+}
+
+/// The entries read again as `remember --from-json` reads candidates, each
+/// that repeats a record (now) proposed under its name.
+fn parse_all(place: &Place<'_>, entries: &[Entry]) -> (Vec<Parsed>, Vec<Option<Retargeted>>) {
+    let mut parsed: Vec<Parsed> = entries
+        .iter()
+        .enumerate()
+        .map(|(n, e)| parse(n, e))
+        .collect();
+    let stores_now = stores::read_stores(place.config).unwrap_or_default();
+    let retargeted = repeats::retarget(&stores_now, place.scope, &mut parsed);
+    (parsed, retargeted)
 }
 
 /// A waiting candidate read again as `remember --from-json` reads one; it

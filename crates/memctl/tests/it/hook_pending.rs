@@ -86,7 +86,7 @@ fn session_end_leaves_candidates_that_the_next_session_start_announces() {
     );
     let said = system_message(&env, &transcript);
     assert!(
-        said.contains("2 memory candidates") && said.contains("memctl review"),
+        said.contains("2 new memory candidates") && said.contains("memctl review"),
         "{said}"
     );
 }

@@ -52,6 +52,7 @@ mod git_log;
 mod half_written;
 mod help;
 mod hook_lifecycle;
+mod hook_outcomes;
 mod hook_pending;
 mod index;
 mod init;

@@ -200,7 +200,7 @@ fn session_start(
         let stores = mdagent::stores::read_stores(config)?;
         let mut told = lifecycle::reports::lines(&lifecycle::reports::take(&stores));
         let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
-        told.extend(mdagent::pending::report(&roots));
+        told.extend(mdagent::pending::problems(&roots));
         (told, jobs(stores, JobMoment::SessionStart))
     } else {
         (Vec::new(), None)

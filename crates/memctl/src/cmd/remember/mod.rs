@@ -132,6 +132,12 @@ pub struct Batch {
     pub from_json: Option<String>,
     /// Report each candidate's outcome as JSON.
     pub json: bool,
+    /// Print nothing, plan or report: the rows are returned to the caller
+    /// (`review --json` adds to them).
+    pub rows_only: bool,
+    /// Shown to be asked about (`review`): no "Dry run: … was not written."
+    /// after the plan.
+    pub plan_only: bool,
 }
 
 impl Batch {
@@ -149,6 +155,8 @@ impl Batch {
             commit: args.commit,
             from_json: args.from_json.clone(),
             json: args.json,
+            rows_only: false,
+            plan_only: false,
         }
     }
 
@@ -178,6 +186,16 @@ pub fn run_batch(
     batch: &Batch,
     parsed: Vec<Parsed>,
 ) -> anyhow::Result<(Exit, Vec<&'static str>)> {
+    run_batch_rows(config, ui, batch, parsed).map(|(exit, statuses, _)| (exit, statuses))
+}
+
+/// [`run_batch`], with each candidate's row as `--json` gives it.
+pub fn run_batch_rows(
+    config: &Config,
+    ui: &Ui,
+    batch: &Batch,
+    parsed: Vec<Parsed>,
+) -> anyhow::Result<(Exit, Vec<&'static str>, Vec<serde_json::Value>)> {
     let from_json = batch.from_json.is_some();
     let mut items = items(config, batch, parsed);
     refuse_repeated_ids(&items)?;
@@ -208,7 +226,7 @@ pub fn run_batch(
             budget_warnings.extend(budget_warning(&items, *scope, &view));
         }
     }
-    if !batch.json {
+    if !batch.json && !batch.rows_only {
         // A plan is shown to be confirmed or, in a dry run, read; `-q` with
         // `--yes` asks for neither, so only its warnings and errors remain.
         let plan_wanted = !(ui.quiet && batch.yes && !batch.dry_run);
@@ -232,14 +250,19 @@ pub fn run_batch(
         }
     }
     let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
-    let exit = output::report(ui, &items, &roots, batch.json, &catalog_failures)?;
+    let rows = output::json_rows(&items, &roots);
+    let exit = if batch.rows_only {
+        output::exit_of(&items, &catalog_failures)
+    } else {
+        output::report(ui, &items, &roots, batch, &catalog_failures)?
+    };
     for (scope, scoped) in &targets.store_of {
         if let Some((message, paths)) = saved_in(&items, *scope) {
             let store = &created.get(scope).unwrap_or(scoped).store;
             crate::git::commit::after_write(ui, store.root(), batch.commit, &message, &paths);
         }
     }
-    Ok((exit, items.iter().map(output::status_name).collect()))
+    Ok((exit, items.iter().map(output::status_name).collect(), rows))
 }
 
 /// What was saved in `scope`'s store, for a commit: its message

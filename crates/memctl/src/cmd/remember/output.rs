@@ -103,14 +103,10 @@ fn plan_text(ui: &Ui, item: &Item, plan: &Plan, root: &Path) -> String {
     out
 }
 
-pub fn report(
-    ui: &Ui,
-    items: &[Item],
-    roots: &BTreeMap<Scope, PathBuf>,
-    json: bool,
-    catalog_failures: &[String],
-) -> anyhow::Result<Exit> {
-    let exit = items
+/// The exit code of a batch: that of the first candidate that did not go
+/// well, else an internal error when `MEMORY.md` could not be written.
+pub fn exit_of(items: &[Item], catalog_failures: &[String]) -> Exit {
+    items
         .iter()
         .filter_map(|i| i.outcome.as_ref())
         .map(Outcome::exit)
@@ -119,7 +115,23 @@ pub fn report(
             Exit::Ok
         } else {
             Exit::Internal
-        });
+        })
+}
+
+/// Each candidate's row, as `--json` prints them.
+pub fn json_rows(items: &[Item], roots: &BTreeMap<Scope, PathBuf>) -> Vec<serde_json::Value> {
+    items.iter().map(|item| json_row(item, roots)).collect()
+}
+
+pub fn report(
+    ui: &Ui,
+    items: &[Item],
+    roots: &BTreeMap<Scope, PathBuf>,
+    batch: &super::Batch,
+    catalog_failures: &[String],
+) -> anyhow::Result<Exit> {
+    let json = batch.json;
+    let exit = exit_of(items, catalog_failures);
     let print_catalog_failures = || {
         for failure in catalog_failures {
             ui.error(failure,
@@ -160,7 +172,10 @@ pub fn report(
             }
             Some(Outcome::Failed(message)) => ui.error(&hide(message), None),
             Some(Outcome::NotConfirmed) => {}
-            Some(Outcome::DryRun) => ui.note(&format!("Dry run: {id} was not written.")),
+            Some(Outcome::DryRun) if !batch.plan_only => {
+                ui.note(&format!("Dry run: {id} was not written."));
+            }
+            Some(Outcome::DryRun) => {}
             Some(Outcome::Dropped(reason)) => ui.note(&hide(reason)),
             Some(Outcome::Noop { .. }) | None => {}
         }
@@ -202,9 +217,7 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
             | Outcome::Failed(message)
             | Outcome::Dropped(message),
         ) => json!({"reason": message}),
-        Some(Outcome::NotConfirmed | Outcome::DryRun) | None => {
-            json!({"operation": operation_name(plan)})
-        }
+        Some(Outcome::NotConfirmed | Outcome::DryRun) | None => planned(plan),
     };
     row["status"] = json!(status_name(item));
     row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
@@ -213,6 +226,35 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
     }
     if item.name_note().is_some() {
         hide_strings(&mut row, &|text| item.hide_name(text));
+    }
+    row
+}
+
+/// What a plan not yet written would do: its operation and, to judge it
+/// by, the record it would write (`text`) or the change to the one there
+/// (`diff`, unified, without colour).
+fn planned(plan: Option<&Plan>) -> serde_json::Value {
+    let mut row = json!({"operation": operation_name(plan)});
+    let Some(plan) = plan else {
+        return row;
+    };
+    match plan.operation {
+        Operation::Add => row["text"] = json!(plan.new_text),
+        Operation::Update { from_revision } => {
+            let old = plan.old_text.as_deref().unwrap_or_default();
+            let new = plan.new_text.as_deref().unwrap_or_default();
+            row["diff"] = json!(
+                similar::TextDiff::from_lines(old, new)
+                    .unified_diff()
+                    .header(
+                        &format!("{} (revision {from_revision})", plan.id),
+                        &format!("{} (revision {})", plan.id, from_revision.saturating_add(1)),
+                    )
+                    .to_string()
+            );
+            row["record"] = json!(plan.id);
+        }
+        Operation::Noop { .. } | Operation::Refused(_) => {}
     }
     row
 }
