@@ -79,6 +79,7 @@ mod remember;
 mod remember_quiet;
 mod remember_refusals;
 mod remembering;
+mod review_candidates;
 mod search;
 mod search_words;
 mod secrets;

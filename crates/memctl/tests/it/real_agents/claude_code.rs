@@ -8,7 +8,9 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::fake_api::{Logged, Step, tool};
-use super::{CLAUDE_CODE_VERSION, Clis, World, first_call, installed, memctl_parts, succeed};
+use super::{
+    CLAUDE_CODE_VERSION, Clis, World, assert_origins, first_call, installed, memctl_parts, succeed,
+};
 
 /// The tools the fake model calls, allowed as a user allows them.
 const ALLOWED: &str = "mcp__memctl__search,mcp__memctl__show,mcp__memctl__remember";
@@ -161,7 +163,7 @@ fn claude_code_runs_memctl_from_session_start_to_review() {
 
     // Its end: extraction on the transcript Claude Code wrote; the
     // candidates wait, nothing is written.
-    let waiting = world.wait_for_candidates(2);
+    let waiting = world.wait_for_candidates(1);
     let sent = &world.extract_requests()[0]["messages"];
     assert_eq!(
         sent,
@@ -229,8 +231,9 @@ fn claude_code_runs_memctl_from_session_start_to_review() {
     let session = result["session_id"].as_str().expect("a session id");
     let started = hook_outputs(&world.claude_transcript(session), "SessionStart").join("\n");
     assert!(
-        started.contains("memory candidates") && started.contains("memctl review"),
+        started.contains("new memory candidate") && started.contains("memctl review"),
         "the session start did not report the candidates: {started}"
     );
+    assert_origins(&world);
     world.assert_no_escape();
 }

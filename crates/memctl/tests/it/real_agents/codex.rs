@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use sha2::Digest as _;
 
 use super::fake_api::{Logged, Step};
-use super::{CODEX_VERSION, Clis, World, first_call, installed, memctl_parts, succeed};
+use super::{
+    CODEX_VERSION, Clis, World, assert_origins, first_call, installed, memctl_parts, succeed,
+};
 
 /// docs/agents.md's block that lets `codex exec` call `remember`, as the
 /// page shows it.
@@ -199,7 +201,7 @@ fn codex_runs_memctl_from_session_start_to_review() {
     );
 
     // Its end: extraction on the rollout Codex wrote; the candidates wait.
-    world.wait_for_candidates(2);
+    world.wait_for_candidates(1);
     let requests = world.extract_requests();
     assert_eq!(
         requests.last().unwrap()["messages"],
@@ -256,9 +258,10 @@ fn codex_runs_memctl_from_session_start_to_review() {
     let saved = world.env.read_store_file("report-totals.md");
     assert!(saved.contains("source: inferred"), "{saved}");
     assert!(
-        seen.contains("memory candidates") && seen.contains("memctl review"),
+        seen.contains("new memory candidate") && seen.contains("memctl review"),
         "the session start did not report the candidates: {}",
         memctl_parts(&seen)
     );
+    assert_origins(&world);
     world.assert_no_escape();
 }
