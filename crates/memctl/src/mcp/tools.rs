@@ -87,11 +87,69 @@ fn tool<P: JsonSchema + 'static, A: JsonSchema + 'static>(
     );
     // Our parameters are structs, whose schemas are objects: rmcp's check
     // that an input schema is one never fails here (`tools_list_agrees_with_the_handlers`).
-    Tool::new(name, description, JsonObject::new())
+    let mut tool = Tool::new(name, description, JsonObject::new())
         .with_title(title)
         .with_input_schema::<P>()
         .with_output_schema::<A>()
-        .with_annotations(annotations)
+        .with_annotations(annotations);
+    tool.input_schema = std::sync::Arc::new(standard_formats(&tool.input_schema));
+    tool.output_schema = tool
+        .output_schema
+        .map(|schema| std::sync::Arc::new(standard_formats(&schema)));
+    tool
+}
+
+/// The formats JSON Schema defines; schemars also writes its own for
+/// integer widths (`uint64`, `uint`), which clients that validate with a
+/// standard validator warn about at every call (Claude Code 2.1.332 printed
+/// `unknown format "uint64" ignored in schema` on standard error; issue 27).
+/// The width says nothing the `minimum` beside it does not.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// `schema` without any `format` JSON Schema does not define.
+fn standard_formats(schema: &JsonObject) -> JsonObject {
+    fn clean(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map
+                    .get("format")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+                {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(clean);
+            }
+            serde_json::Value::Array(values) => values.iter_mut().for_each(clean),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::Value::Object(schema.clone());
+    clean(&mut value);
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => schema.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +186,12 @@ mod tests {
             }
             let writes = matches!(tool.name.as_ref(), "remember" | "forget");
             assert_eq!(a.read_only_hint, Some(!writes), "{}", tool.name);
+            for schema in [&**input, &**output] {
+                let text = Value::Object(schema.clone()).to_string();
+                for width in ["\"format\":\"uint", "\"format\":\"int"] {
+                    assert!(!text.contains(width), "{}: {text}", tool.name);
+                }
+            }
         }
     }
 }

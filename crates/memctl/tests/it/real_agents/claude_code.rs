@@ -48,6 +48,10 @@ impl World {
             ),
             "claude -p",
         );
+        // memctl's tool schemas are plain JSON Schema: Claude Code's
+        // validator once warned of `format: uint64` at every call.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("unknown format"), "{stderr}");
         serde_json::from_slice(&out.stdout).expect("claude -p --output-format json")
     }
 
@@ -163,6 +167,7 @@ fn claude_code_runs_memctl_from_session_start_to_review() {
 
     // Its end: extraction on the transcript Claude Code wrote; the
     // candidates wait, nothing is written.
+    world.assert_watched();
     let waiting = world.wait_for_candidates(1);
     let sent = &world.extract_requests()[0]["messages"];
     assert_eq!(

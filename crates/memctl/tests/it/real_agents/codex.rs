@@ -201,6 +201,7 @@ fn codex_runs_memctl_from_session_start_to_review() {
     );
 
     // Its end: extraction on the rollout Codex wrote; the candidates wait.
+    world.assert_watched();
     world.wait_for_candidates(1);
     let requests = world.extract_requests();
     assert_eq!(

@@ -255,6 +255,40 @@ impl World {
         text
     }
 
+    /// Asserts that a watcher the session started keeps the store, and
+    /// stays after the agent is gone (under Codex, the MCP server's own
+    /// watcher once kept the hook from starting one, and went with it).
+    #[track_caller]
+    pub fn assert_watched(&self) {
+        let cache = self.env.root().join("cache");
+        let start = Instant::now();
+        loop {
+            let files: Vec<PathBuf> = fs::read_dir(&cache)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            let logged = files
+                .iter()
+                .any(|p| p.to_string_lossy().ends_with(".watch.log"));
+            let held = files
+                .iter()
+                .filter(|p| p.to_string_lossy().ends_with(".sqlite.watch"))
+                .any(|p| {
+                    fs::File::open(p)
+                        .is_ok_and(|f| matches!(f.try_lock(), Err(fs::TryLockError::WouldBlock)))
+                });
+            if logged && held {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no watcher keeps the store after the session: {files:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Asserts that nothing asked for a host other than the fake.
     #[track_caller]
     pub fn assert_no_escape(&self) {
