@@ -62,6 +62,79 @@ pub fn catalogs(stores: &[ScopedStore]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Finishes or undoes what a writer killed half-way left in each store (a
+/// dream's journal, a forget whose tombstone is not in place yet:
+/// `mdstore::recover`) before a command reads or plans from it, so that no
+/// command sees half of a change. Costs a stat and one listing of
+/// `.tombstones/` a store when there is nothing to do; the lock is waited
+/// for briefly (a live writer finishes its own change). Returns what was
+/// done or could not be, one line each, naming the store.
+pub fn repair(stores: &[ScopedStore]) -> Vec<String> {
+    let mut said = Vec::new();
+    for scoped in stores {
+        let store = &scoped.store;
+        let (interrupted, seen) = (
+            mdstore::recover::interrupted(store.root()),
+            tombstones_seen(store),
+        );
+        if !interrupted
+            && !seen
+                .as_ref()
+                .is_some_and(|_| mdstore::recover::unfinished_forget(store))
+        {
+            if let Some(seen) = seen {
+                seen.keep();
+            }
+            continue;
+        }
+        match Transaction::begin(store, LOCK_WAIT, index_sink::view_for_write) {
+            Ok(txn) => {
+                if let Some(seen) = seen {
+                    seen.keep();
+                }
+                said.extend(
+                    txn.recovered()
+                        .notes
+                        .iter()
+                        .map(|note| format!("{}: {note}", store.root().display())),
+                );
+                let _ = txn.commit(&mut index_sink::IndexSink(store));
+            }
+            Err(e @ mdstore::lock::LockError::Interrupted { .. }) => said.push(e.to_string()),
+            // Busy: the writer holding the lock is alive and finishes its
+            // own change; anything it left is repaired by the next command.
+            Err(_) => {}
+        }
+    }
+    said
+}
+
+/// The stamp of a store's `.tombstones/` folder (its times, size and
+/// inode), when it changed since a command last looked for a record left
+/// beside its own tombstone: `None` when it did not (nothing to look for).
+struct TombstonesSeen {
+    path: PathBuf,
+    stamp: String,
+}
+
+impl TombstonesSeen {
+    /// Remembers that this state of the folder was looked at.
+    fn keep(self) {
+        let _ = mdstore::atomic::write_private_file(&self.path, self.stamp.as_bytes());
+    }
+}
+
+fn tombstones_seen(store: &Store) -> Option<TombstonesSeen> {
+    let dir = store.root().join(mdstore::tombstone::TOMBSTONE_DIR);
+    let stamp = stamp(&dir);
+    if stamp.is_empty() {
+        return None;
+    }
+    let path = crate::cache_file(store, "tombstones-stamp");
+    (fs::read_to_string(&path).ok().as_deref() != Some(stamp.as_str()))
+        .then_some(TombstonesSeen { path, stamp })
+}
+
 /// Regenerates `MEMORY.md` under the store's lock, through the one write
 /// path; `false` when the lock was busy or the file could not be written.
 fn regenerate(store: &Store) -> bool {
@@ -80,8 +153,8 @@ fn stamp_path(store: &Store) -> PathBuf {
     db.with_extension("catalog-stamp")
 }
 
-/// The git index file's size, times and inode, hashed; empty before the
-/// repository has one.
+/// A file's (or folder's) size, times and inode, hashed; empty when it is
+/// not there (git's index file before the repository has one).
 fn stamp(git_index: &Path) -> String {
     let Ok(meta) = fs::metadata(git_index) else {
         return String::new();

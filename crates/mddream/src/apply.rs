@@ -3,9 +3,12 @@
 //! it will touch; on any failure every file is restored byte for byte.
 //!
 //! Order: the locks (workspace, then global), the revisions read checked
-//! again, the snapshot, then every write (merged and updated records), then
-//! every removal (a tombstone each, as `forget` leaves), then `MEMORY.md`;
-//! only when all of that worked are the locks released.
+//! again, the snapshot, written to each store as its journal, then every
+//! write (merged and updated records), then every removal (a tombstone
+//! each, as `forget` leaves), then `MEMORY.md`, then the journal removed;
+//! only when all of that worked are the locks released. A process killed
+//! in between leaves the journal, from which the next command that takes
+//! the lock undoes the whole change (`mdstore::recover`).
 
 mod execute;
 #[cfg(test)]
@@ -144,26 +147,27 @@ fn apply_checked<'a>(
     if let Some(records) = records {
         execute::recheck_content(plan, records, &open)?;
     }
-    for store in &mut open {
-        let (files, folders) = touched::paths(plan, store.scope, &store.txn);
-        let snapshot = store
-            .txn
-            .snapshot(&files, &folders)
-            .map_err(|source| ApplyError::Io {
-                path: store.txn.store().root().to_path_buf(),
-                source,
-            })?;
-        store.snapshot = Some(snapshot);
-    }
-    let result = execute::run(plan, &mut open, options).and_then(|applied| {
-        for store in &mut open {
-            store.txn.write_catalog().map_err(|source| ApplyError::Io {
-                path: store.txn.store().catalog_path(),
-                source,
-            })?;
-        }
-        Ok(applied)
-    });
+    let journaled = journal(plan, &mut open);
+    let result = journaled
+        .and_then(|()| execute::run(plan, &mut open, options))
+        .and_then(|applied| {
+            for store in &mut open {
+                store.txn.write_catalog().map_err(|source| ApplyError::Io {
+                    path: store.txn.store().catalog_path(),
+                    source,
+                })?;
+            }
+            // The change is whole: its journals go. One that cannot be
+            // removed would undo this dream at the next write after it was
+            // reported done, so that is a failure like any other.
+            for store in &open {
+                store.txn.end_journal().map_err(|source| ApplyError::Io {
+                    path: store.txn.store().root().join(mdstore::txn::JOURNAL_FILE),
+                    source,
+                })?;
+            }
+            Ok(applied)
+        });
     match result {
         Ok(applied) => {
             for store in open {
@@ -175,6 +179,33 @@ fn apply_checked<'a>(
         }
         Err(error) => Err(roll_back(error, open, targets)),
     }
+}
+
+/// Takes the snapshot of every file the plan will touch in each store and
+/// writes it as the store's journal before any of them changes: a dream
+/// killed half-way is undone from it by the next command (SPEC §7).
+fn journal(plan: &Plan, open: &mut [Open<'_>]) -> Result<(), ApplyError> {
+    for store in open.iter_mut() {
+        let (files, folders) = touched::paths(plan, store.scope, &store.txn);
+        let io_error = |source| ApplyError::Io {
+            path: store.txn.store().root().to_path_buf(),
+            source,
+        };
+        let snapshot = store.txn.snapshot(&files, &folders).map_err(io_error)?;
+        store.snapshot = Some(snapshot);
+    }
+    for store in open.iter() {
+        if let Some(snapshot) = &store.snapshot {
+            store
+                .txn
+                .begin_journal(snapshot)
+                .map_err(|source| ApplyError::Io {
+                    path: store.txn.store().root().join(mdstore::txn::JOURNAL_FILE),
+                    source,
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// Takes the lock of every store the plan reads, the workspace's first, so
@@ -214,10 +245,17 @@ fn lock_stores<'a>(
 fn roll_back(error: ApplyError, open: Vec<Open<'_>>, targets: &mut [Target<'_>]) -> ApplyError {
     let mut unrestored = None;
     for mut store in open {
-        if let Some(snapshot) = &store.snapshot
-            && let Err(failure) = store.txn.restore(snapshot)
-        {
-            unrestored.get_or_insert(failure);
+        if let Some(snapshot) = &store.snapshot {
+            match store.txn.restore(snapshot) {
+                // Restored: the journal has nothing left to undo.
+                Ok(()) => {
+                    let _ = store.txn.end_journal();
+                }
+                // Kept: the next write tries again from it.
+                Err(failure) => {
+                    unrestored.get_or_insert(failure);
+                }
+            }
         }
         let _ = store.txn.commit(&mut *targets[store.target].sink);
     }

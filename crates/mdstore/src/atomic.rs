@@ -152,6 +152,13 @@ pub fn remove_file(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Renames `from` to `to` (in one folder) and makes the rename durable.
+pub fn rename_file(from: &Path, to: &Path) -> io::Result<()> {
+    before_write()?;
+    fs::rename(from, to)?;
+    sync_dir(parent_dir(to))
+}
+
 /// Whether a file name is one of memctl's temporary files.
 pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_SUFFIX)

@@ -9,7 +9,10 @@ use crate::catalog::{self, Budget, disk, links};
 use crate::frontmatter;
 use crate::guard::secrets;
 use crate::record::{Record, Severity};
+use crate::recover::{self, Beside};
 use crate::store::{CATALOG_FILE, SkipReason, Store, WalkItem};
+use crate::tombstone;
+use crate::txn::JOURNAL_FILE;
 use crate::view::StoreView;
 
 /// One problem found in a store.
@@ -94,7 +97,8 @@ pub fn check(store: &Store) -> Report {
     let names = names::judge(&named);
     report.findings.extend(names.findings);
     report.labelled = names.labelled;
-    report.findings.extend(forgotten_yet_present(&view));
+    report.findings.extend(forgotten_yet_present(store, &view));
+    report.findings.extend(interrupted_writes(store));
     for (path, reason) in view.tombstone_problems {
         report.findings.push(Finding {
             rel_path: path
@@ -125,7 +129,12 @@ fn first_marker_line(reason: &SkipReason) -> Option<usize> {
 /// edit wins (the files are the truth; an edit is work a forget cannot
 /// bring back, a forget is one command to repeat), but someone meant it
 /// gone, so it is reported until one of the two is removed.
-fn forgotten_yet_present(view: &StoreView) -> Vec<Finding> {
+///
+/// A record beside a tombstone of its very content is something else, and
+/// the finding says which (`recover::beside`): a forget killed between its
+/// two writes by memctl before issue 25 (the next write finishes it), or a
+/// record brought back after it was forgotten.
+fn forgotten_yet_present(store: &Store, view: &StoreView) -> Vec<Finding> {
     let mut found = Vec::new();
     for summary in &view.summaries {
         let key = crate::id::id_key(&summary.id);
@@ -134,17 +143,63 @@ fn forgotten_yet_present(view: &StoreView) -> Vec<Finding> {
             .iter()
             .find(|t| crate::id::id_key(&t.id) == key)
         {
+            let day = tomb.forgotten_at.strftime("%Y-%m-%d");
+            let id = crate::escape::for_message(&summary.id, 80);
+            let message = match recover::beside(store, &summary.rel_path, tomb) {
+                Beside::Unfinished => format!(
+                    "forgotten on {day}, yet its file is still here, unchanged since: a forget was interrupted between writing the tombstone and removing the file; the next memctl write finishes it (`memctl forget {id}` does it now)"
+                ),
+                Beside::BroughtBack => format!(
+                    "forgotten on {day} (a tombstone in .tombstones/), yet here again with the very text that was forgotten, brought back after the forget (a checkout, a copy); keep it by deleting its tombstone, or `memctl forget {id}` again"
+                ),
+                Beside::Edited => format!(
+                    "also forgotten on {day} (a tombstone in .tombstones/): a merge kept an edit of a forgotten record; keep it by deleting its tombstone, or `memctl forget {id}` again"
+                ),
+            };
             found.push(Finding {
                 rel_path: summary.rel_path.clone(),
                 line: None,
                 severity: Severity::Warning,
-                message: format!(
-                    "also forgotten on {} (a tombstone in .tombstones/): a merge kept an edit of a forgotten record; keep it by deleting its tombstone, or `memctl forget {}` again",
-                    tomb.forgotten_at.strftime("%Y-%m-%d"),
-                    summary.id
-                ),
+                message,
             });
         }
+    }
+    found
+}
+
+/// What a writer killed half-way left (`crate::recover`): a dream's journal
+/// and forgets whose tombstone is not in place yet. `check` changes
+/// nothing; the next memctl command but `check` and `status` repairs them.
+fn interrupted_writes(store: &Store) -> Vec<Finding> {
+    let mut found = Vec::new();
+    if std::fs::symlink_metadata(store.root().join(JOURNAL_FILE)).is_ok() {
+        found.push(Finding {
+            rel_path: PathBuf::from(JOURNAL_FILE),
+            line: None,
+            severity: Severity::Error,
+            message: "a dream (or another change of several files) was interrupted half-way: the next memctl command but check and status puts every file it touched back as it was (`memctl list` does it now)".to_string(),
+        });
+    }
+    for pending in tombstone::pending(store.root()) {
+        let rel_path = pending
+            .path
+            .strip_prefix(store.root())
+            .map_or_else(|_| pending.path.clone(), PathBuf::from);
+        let message = match pending.read() {
+            Ok(tomb) => format!(
+                "a forget of \"{}\" was interrupted before its tombstone was put in place: the next memctl command but check and status finishes it if the record is gone, or drops it if the record is still there (`memctl list` does it now)",
+                crate::escape::for_message(&tomb.id, 80)
+            ),
+            Err(reason) => format!(
+                "an interrupted forget's tombstone that cannot be read ({reason}): the next memctl command but check and status removes it"
+            ),
+        };
+        found.push(Finding {
+            rel_path,
+            line: None,
+            severity: Severity::Error,
+            message,
+        });
     }
     found
 }

@@ -248,6 +248,24 @@ pub fn record_path(root: &Path, id: &str) -> Result<PathBuf, NameError> {
     }
 }
 
+/// `rel` (`/`-separated, relative to the store at `root`) as a relative
+/// path, when it is a plain path that stays inside the store, symlinks
+/// included; `None` otherwise (`..`, an absolute path, a link out).
+pub(crate) fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
+    let path = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains('\\')
+        || !path.components().all(|c| matches!(c, Component::Normal(_)))
+    {
+        return None;
+    }
+    let resolved_root = resolve(root)?;
+    let resolved = resolve(&root.join(path))?;
+    resolved
+        .starts_with(&resolved_root)
+        .then(|| path.to_path_buf())
+}
+
 /// `path` with its deepest existing ancestor canonicalised (every symlink on
 /// the way followed) and the not-yet-existing rest appended as it is. `None`
 /// when an existing entry cannot be resolved (a dangling symlink, say):

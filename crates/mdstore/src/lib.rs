@@ -37,6 +37,7 @@ pub mod invisible;
 pub mod lock;
 pub mod markdown;
 pub mod record;
+pub mod recover;
 pub mod redact;
 pub mod scope;
 pub mod store;

@@ -38,6 +38,10 @@ pub enum LockError {
     /// How long to wait for it is not set right.
     #[error("{0}")]
     Env(#[from] EnvError),
+    /// The lock was had, but what a killed writer left half-done could not
+    /// be finished or undone (`crate::recover`): nothing is written.
+    #[error("{}: a write that was interrupted half-way could not be repaired ({source}); nothing was written", .root.display())]
+    Interrupted { root: PathBuf, source: io::Error },
 }
 
 /// The wait from [`TIMEOUT_MS`]; a value that is not one is an error

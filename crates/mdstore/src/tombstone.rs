@@ -101,8 +101,54 @@ fn percent_encode(c: char, out: &mut String) {
     }
 }
 
+/// What a tombstone's file is named while its forget is under way: a
+/// dotfile (not a tombstone to any reader) in `.tombstones/`, named after
+/// the file it becomes. See [`write_pending`].
+pub const PENDING_PREFIX: &str = ".forgetting.";
+
+/// A tombstone written but not yet in place: the record it forgets may
+/// still be there. [`finish`] puts it in place once the record is gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// `.tombstones/.forgetting.<name>.json`
+    pub path: PathBuf,
+    /// `.tombstones/<name>.json`
+    pub target: PathBuf,
+}
+
+impl Pending {
+    /// The pending file at `path` (in `.tombstones/`), if its name is one.
+    pub fn at(path: &Path) -> Option<Pending> {
+        let name = path.file_name()?.to_str()?;
+        let target = name.strip_prefix(PENDING_PREFIX)?;
+        if target.is_empty() || target.starts_with('.') || !target.ends_with(".json") {
+            return None;
+        }
+        Some(Pending {
+            path: path.to_path_buf(),
+            target: path.with_file_name(target),
+        })
+    }
+
+    /// The tombstone it holds.
+    pub fn read(&self) -> Result<Tombstone, String> {
+        read_tombstone_text(&self.path).and_then(|text| parse_tombstone(&text))
+    }
+}
+
 /// Writes (atomically) the tombstone of `tombstone.id`.
 pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
+    let pending = write_pending(root, tombstone)?;
+    finish(&pending)
+}
+
+/// Writes the tombstone of `tombstone.id` where no reader takes it for one
+/// yet (SPEC §6: a forget is whole or not at all). `forget` writes it,
+/// removes the record, then [`finish`]es it: at every instant the record is
+/// either there with no tombstone, or gone with its tombstone written (in
+/// place, or pending, which the next write puts in place; see
+/// `crate::recover`). A record and its own tombstone are never both seen.
+pub fn write_pending(root: &Path, tombstone: &Tombstone) -> std::io::Result<Pending> {
     if tombstone.id.is_empty() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -133,7 +179,40 @@ pub fn write(root: &Path, tombstone: &Tombstone) -> std::io::Result<()> {
     };
     let mut json = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
     json.push(b'\n');
-    atomic::write_file(&free_path(root, tombstone), &json)
+    let target = free_path(root, tombstone);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let pending = Pending {
+        path: target.with_file_name(format!("{PENDING_PREFIX}{name}")),
+        target,
+    };
+    atomic::write_file(&pending.path, &json)?;
+    Ok(pending)
+}
+
+/// Puts a pending tombstone in place (one rename, made durable).
+pub fn finish(pending: &Pending) -> std::io::Result<()> {
+    atomic::rename_file(&pending.path, &pending.target)
+}
+
+/// Drops a pending tombstone whose record stayed: its forget never happened.
+pub fn abandon(pending: &Pending) -> std::io::Result<()> {
+    atomic::remove_file(&pending.path)
+}
+
+/// Every pending tombstone in the store's `.tombstones/`, sorted.
+pub fn pending(root: &Path) -> Vec<Pending> {
+    let Ok(entries) = fs::read_dir(root.join(TOMBSTONE_DIR)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<Pending> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| Pending::at(&e.path()))
+        .collect();
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
 }
 
 /// Where `tombstone` goes: its id's path, unless a tombstone of other
@@ -259,6 +338,11 @@ fn conflicted_sides(text: &str, reason: String) -> (Vec<Tombstone>, String) {
     (sides, reason)
 }
 
+/// The tombstone in the file at `path`, if it is a readable one.
+pub fn read_at(path: &Path) -> Option<Tombstone> {
+    read_tombstone(path).ok()
+}
+
 fn read_tombstone(path: &Path) -> Result<Tombstone, String> {
     parse_tombstone(&read_text(path)?)
 }
@@ -267,7 +351,13 @@ fn read_text(path: &Path) -> Result<String, String> {
     if path.extension().is_none_or(|e| e != "json") {
         return Err("not a tombstone: tombstones are .json files".to_string());
     }
-    let metadata = fs::metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
+    read_tombstone_text(path)
+}
+
+/// The text of a tombstone file: a regular file (a symlink is not
+/// followed), of at most [`MAX_TOMBSTONE_BYTES`].
+fn read_tombstone_text(path: &Path) -> Result<String, String> {
+    let metadata = fs::symlink_metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
     if !metadata.is_file() {
         return Err("not a tombstone: not a regular file".to_string());
     }

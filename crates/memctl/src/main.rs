@@ -80,6 +80,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Dream(_)
     ) && let Ok(stores) = mdagent::stores::read_stores(config)
     {
+        repair(ui, &stores);
         for regenerated in mdagent::freshen::catalogs(&stores) {
             if ui.verbose {
                 ui.note(&format!(
@@ -88,6 +89,11 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
                 ));
             }
         }
+    }
+    if matches!(cli.command, Command::Context(_))
+        && let Ok(stores) = mdagent::stores::read_stores(config)
+    {
+        repair(ui, &stores);
     }
     match cli.command {
         Command::Init(args) => cmd::init::run(config, ui, args),
@@ -112,6 +118,14 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Setup(args) => cmd::setup::run(config, ui, &args),
         Command::Model(args) => cmd::model::run(ui, args),
         Command::Man(args) => cmd::man::run(args),
+    }
+}
+
+/// A write killed half-way (a dream, a forget) is finished or undone
+/// first, so that no command reads or plans from half of a change.
+fn repair(ui: &Ui, stores: &[mdagent::stores::ScopedStore]) {
+    for repaired in mdagent::freshen::repair(stores) {
+        ui.warn(&format!("repaired: {repaired}"));
     }
 }
 

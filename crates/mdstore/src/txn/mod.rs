@@ -49,6 +49,7 @@ use crate::edit;
 use crate::frontmatter;
 use crate::lock::{LockError, StoreLock};
 use crate::record::Problem;
+use crate::recover::{self, Recovered};
 use crate::store::{CATALOG_FILE, Store, Summary, id_from_rel_path};
 use crate::tombstone::Tombstone;
 use crate::view::StoreView;
@@ -143,6 +144,8 @@ pub struct Transaction<'s> {
     /// Leftover temporary files are removed before the first write only:
     /// that walks the whole store, and a dream writes many files.
     temp_files_cleaned: bool,
+    /// What a killed writer had left, finished or undone under the lock.
+    recovered: Recovered,
     _lock: StoreLock,
 }
 
@@ -157,15 +160,33 @@ impl<'s> Transaction<'s> {
         load_view: impl FnOnce(&Store) -> StoreView,
     ) -> Result<Transaction<'s>, LockError> {
         let lock = StoreLock::acquire(store.root(), timeout)?;
+        let interrupted = |source| LockError::Interrupted {
+            root: store.root().to_path_buf(),
+            source,
+        };
+        // What a writer killed half-way left is finished or undone first,
+        // so that every plan is made from a whole store (`crate::recover`).
+        let mut recovered = recover::before_view(store).map_err(interrupted)?;
+        let mut view = load_view(store);
+        let more = recover::with_view(store, &mut view).map_err(interrupted)?;
+        recovered.changed.extend(more.changed);
+        recovered.notes.extend(more.notes);
         Ok(Transaction {
             store,
-            view: load_view(store),
-            changed: Vec::new(),
-            refresh_catalog: false,
+            view,
+            refresh_catalog: !recovered.is_empty(),
+            changed: recovered.changed.clone(),
             settled_catalog: None,
             temp_files_cleaned: false,
+            recovered,
             _lock: lock,
         })
+    }
+
+    /// What a killed writer had left and this transaction finished or
+    /// undone when it began (empty almost always): for the person to be told.
+    pub fn recovered(&self) -> &Recovered {
+        &self.recovered
     }
 
     pub fn store(&self) -> &Store {
@@ -380,8 +401,8 @@ impl<'s> Transaction<'s> {
     }
 }
 
-mod snapshot;
+pub(crate) mod snapshot;
 #[cfg(test)]
 mod tests;
 
-pub use snapshot::Snapshot;
+pub use snapshot::{JOURNAL_FILE, Snapshot};

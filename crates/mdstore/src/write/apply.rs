@@ -69,11 +69,18 @@ pub fn forget(
         reason,
         content_hash: forgotten_hash(store, &rel_path)?,
     };
-    // Tombstone first: a crash between the two leaves the fact both stored and
-    // tombstoned (re-forgettable), never gone without a tombstone.
-    tombstone::write(store.root(), &tomb).map_err(ForgetError::Io)?;
-    atomic::remove_file(&store.root().join(&rel_path)).map_err(ForgetError::Io)?;
+    // The tombstone is written aside, the record removed, then the
+    // tombstone put in place: at every instant the record is there without
+    // a tombstone, or gone with one (pending until the rename, which the
+    // next write finishes after a crash: `crate::recover`). Never both, so
+    // no reader serves a forgotten record, and never gone without one.
+    let pending = tombstone::write_pending(store.root(), &tomb).map_err(ForgetError::Io)?;
+    if let Err(e) = atomic::remove_file(&store.root().join(&rel_path)) {
+        let _ = tombstone::abandon(&pending);
+        return Err(ForgetError::Io(e));
+    }
     view.remove(&record_id);
+    tombstone::finish(&pending).map_err(ForgetError::Io)?;
     view.tombstones.push(tomb.clone());
     Ok(tomb)
 }

@@ -48,6 +48,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
 
     let now = mdstore::clock::now();
     let mut txn = index_sink::begin(store)?;
+    ui.warn_repaired(store.root(), txn.recovered());
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
     let revision = saved.as_ref().map_or(0, |r| *r);
     let committed = txn.commit(&mut index_sink::IndexSink(store));

@@ -56,9 +56,20 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     }
 
     let mut txn = index_sink::begin(store)?;
+    ui.warn_repaired(store.root(), txn.recovered());
     let now = Timestamp::now();
     let mut failed = None;
     for summary in &targets {
+        // An earlier forget of it, interrupted half-way, was just finished.
+        if txn.recovered().changed.contains(&summary.rel_path)
+            && txn.view().find(&summary.id).is_none()
+        {
+            ui.note(&format!(
+                "Forgot {}; a tombstone keeps it from coming back.",
+                summary.id
+            ));
+            continue;
+        }
         match txn.forget(&summary.id, args.reason.clone(), now) {
             Ok(_) => ui.note(&format!(
                 "Forgot {}; a tombstone keeps it from coming back.",

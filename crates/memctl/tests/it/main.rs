@@ -33,6 +33,7 @@ mod context_current;
 mod corpus;
 mod corpus_search;
 mod crash;
+mod crash_windows;
 mod dream;
 mod dream_auto;
 mod dream_groups;

@@ -213,6 +213,7 @@ pub fn run_batch_rows(
         let store = &scoped.store;
         if batch.yes && !batch.dry_run && !targets.missing.contains_key(scope) {
             let mut txn = index_sink::begin(store)?;
+            ui.warn_repaired(store.root(), txn.recovered());
             plan_scope(&mut items, *scope, store, from_json, |c| {
                 txn.plan(c, &options)
             })?;
@@ -469,7 +470,11 @@ fn apply_all<'s>(
         let store = &created.get(scope).unwrap_or(scoped).store;
         let mut txn = match held.remove(scope) {
             Some(txn) => txn,
-            None if pending => index_sink::begin(store)?,
+            None if pending => {
+                let txn = index_sink::begin(store)?;
+                ui.warn_repaired(store.root(), txn.recovered());
+                txn
+            }
             None => continue,
         };
         for (n, item) in items.iter_mut().enumerate() {
