@@ -43,6 +43,7 @@ pub mod scope;
 pub mod store;
 pub mod tombstone;
 pub mod txn;
+pub mod untrusted;
 pub mod view;
 pub mod write;
 

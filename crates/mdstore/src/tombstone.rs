@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
@@ -354,24 +354,17 @@ fn read_text(path: &Path) -> Result<String, String> {
     read_tombstone_text(path)
 }
 
-/// The text of a tombstone file: a regular file (a symlink is not
+/// The text of a tombstone file: a regular file (a symbolic link is not
 /// followed), of at most [`MAX_TOMBSTONE_BYTES`].
 fn read_tombstone_text(path: &Path) -> Result<String, String> {
-    let metadata = fs::symlink_metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
-    if !metadata.is_file() {
-        return Err("not a tombstone: not a regular file".to_string());
+    match crate::untrusted::read(path, MAX_TOMBSTONE_BYTES) {
+        Ok(Some(bytes)) => {
+            String::from_utf8(bytes).map_err(|_| "cannot be read: not UTF-8 text".to_string())
+        }
+        Ok(None) => Err("cannot be read: no such file".to_string()),
+        Err(crate::untrusted::ReadError::Refused(why)) => Err(format!("not a tombstone: {why}")),
+        Err(crate::untrusted::ReadError::Io(e)) => Err(format!("cannot be read: {e}")),
     }
-    if metadata.len() > MAX_TOMBSTONE_BYTES {
-        return Err(format!(
-            "not a tombstone: {} bytes, more than {MAX_TOMBSTONE_BYTES}",
-            metadata.len()
-        ));
-    }
-    let mut text = String::new();
-    fs::File::open(path)
-        .and_then(|file| file.take(MAX_TOMBSTONE_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("cannot be read: {e}"))?;
-    Ok(text)
 }
 
 fn parse_tombstone(text: &str) -> Result<Tombstone, String> {

@@ -154,18 +154,13 @@ impl Snapshot {
 /// Reads the journal at `path`: a regular file (never followed through a
 /// link) of bounded size. `Ok(None)` when there is none.
 pub(crate) fn read_journal(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if !meta.is_file() || meta.len() > MAX_JOURNAL_BYTES {
-        return Err(io::Error::new(
+    crate::untrusted::read(path, MAX_JOURNAL_BYTES).map_err(|e| match e {
+        crate::untrusted::ReadError::Io(e) => e,
+        crate::untrusted::ReadError::Refused(why) => io::Error::new(
             io::ErrorKind::InvalidData,
-            "not a journal memctl wrote (not a regular file, or too large)",
-        ));
-    }
-    fs::read(path).map(Some)
+            format!("not a journal memctl wrote: {why}"),
+        ),
+    })
 }
 
 /// The journal file's format.
