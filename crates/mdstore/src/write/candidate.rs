@@ -219,8 +219,27 @@ pub enum InputError {
     },
     #[error("tag {0} is empty")]
     EmptyTag(usize),
+    #[error(
+        "the description {} says nothing: it is the line MEMORY.md and search results show for the record; say what it is about",
+        quoted_or_hidden(.0)
+    )]
+    PlaceholderDescription(String),
     #[error("invalid expires {}: expected a date (2026-12-31) or an RFC 3339 time", quoted_or_hidden(.0))]
     Expires(String),
+}
+
+/// A description that stands for one not yet written: no letter or digit
+/// at all ("…", "...", "-"), or a word that says so ("TODO", "TBD").
+pub fn is_placeholder_description(description: &str) -> bool {
+    let text = description.trim();
+    !text.is_empty()
+        && (!text.chars().any(char::is_alphanumeric)
+            || ["todo", "tbd", "fixme", "xxx", "placeholder", "description"].contains(
+                &text
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+                    .as_str(),
+            ))
 }
 
 /// Everything about `candidate` that can be judged without the store. The

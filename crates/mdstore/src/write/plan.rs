@@ -219,6 +219,13 @@ struct Merged {
 }
 
 fn merge(candidate: &Candidate, old: Option<&Record>) -> Result<Merged, PlanError> {
+    // The text given now, not a hand-written record's own (an edit of one
+    // is not refused for it).
+    if let Some(given) = &candidate.description
+        && super::candidate::is_placeholder_description(given)
+    {
+        return Err(InputError::PlaceholderDescription(given.trim().to_string()).into());
+    }
     let description = candidate
         .description
         .clone()

@@ -140,3 +140,36 @@ fn show_and_forget_of_a_mistyped_id_say_which_was_meant() {
     far.assert_code(2);
     assert!(!far.stderr.contains("did you mean"), "{}", far.render());
 }
+
+/// The guide's examples used "…" as a description, and remember took it.
+#[test]
+fn remember_refuses_a_description_that_is_a_placeholder() {
+    let env = TestEnv::new();
+    for placeholder in ["…", "...", "TODO", "-"] {
+        let run = env.run(&[
+            "remember",
+            "--name",
+            "x",
+            "--type",
+            "project",
+            "--description",
+            placeholder,
+            "--yes",
+            "Deploys go through make release.",
+        ]);
+        run.assert_code(2);
+        assert!(run.stderr.contains("says nothing"), "{}", run.render());
+    }
+    env.run(&[
+        "remember",
+        "--name",
+        "x",
+        "--type",
+        "project",
+        "--description",
+        "部署",
+        "--yes",
+        "Deploys go through make release.",
+    ])
+    .assert_success();
+}
