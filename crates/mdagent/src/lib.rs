@@ -26,7 +26,7 @@ layers over it that parse, call this crate and render.
 - [`lifecycle`]: what a session's hook starts in the background (a watcher,
   `dream --auto`), what those jobs did, said at the next session start, and
   where the after-session work begins;
-- [`settings`]: a store's `.memctl.toml`.
+- [`config`]: memctl's settings (a store's `.memctl.toml`: [`config::store_file`]).
 
 It takes a plain [`Config`], never a command line's types, and returns
 typed errors; [`explain`] gives a face the kind of failure and a hint for
@@ -35,6 +35,7 @@ any of them.
 #![forbid(unsafe_code)]
 
 pub mod after_session;
+pub mod config;
 pub mod context;
 pub mod dream_auto;
 pub mod dream_model;
@@ -51,7 +52,6 @@ pub mod remember;
 pub mod repeats;
 pub mod search;
 pub mod semantic;
-pub mod settings;
 pub mod stores;
 
 use std::error::Error;

@@ -12,7 +12,7 @@
 //! A value that cannot be read turns its job off and says why: memctl does
 //! less, never more, when it cannot tell what was meant.
 
-use crate::settings;
+use crate::config::store_file as settings;
 use crate::stores::ScopedStore;
 
 /// The jobs allowed, and what to say about the settings.

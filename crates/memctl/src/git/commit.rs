@@ -23,7 +23,7 @@ use crate::ui::Ui;
 /// Whether `[git] commit = true` is set in the store's `.memctl.toml`;
 /// an error names the file and what is wrong with it.
 pub fn configured(store_root: &Path) -> Result<bool, String> {
-    mdagent::settings::load(store_root)
+    mdagent::config::store_file::load(store_root)
         .map(|settings| settings.git.commit)
         .map_err(|e| e.to_string())
 }
@@ -250,19 +250,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(configured(dir.path()), Ok(false));
         std::fs::write(
-            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            dir.path().join(mdagent::config::store_file::SETTINGS_FILE),
             "[git]\ncommit = true\n",
         )
         .unwrap();
         assert_eq!(configured(dir.path()), Ok(true));
         std::fs::write(
-            dir.path().join(mdagent::settings::SETTINGS_FILE),
+            dir.path().join(mdagent::config::store_file::SETTINGS_FILE),
             "[git]\ncomit = true\n",
         )
         .unwrap();
         let err = configured(dir.path()).unwrap_err();
         assert!(
-            err.contains(mdagent::settings::SETTINGS_FILE) && err.contains("comit"),
+            err.contains(mdagent::config::store_file::SETTINGS_FILE) && err.contains("comit"),
             "{err}"
         );
     }

@@ -1,0 +1,3 @@
+//! memctl's settings (a store's `.memctl.toml`: [`store_file`]).
+
+pub mod store_file;
