@@ -8,6 +8,8 @@ use std::path::Path;
 
 use mdstore::Scope;
 
+use crate::Config;
+use crate::config::{ConfigError, LLM_CMD_VAR};
 use crate::model_source;
 use crate::stores::ScopedStore;
 
@@ -66,14 +68,16 @@ pub fn due(cache_dir: &Path, session_id: &str, after_turn: bool) -> bool {
 /// Whether there is a model command to run: without one (or with a user
 /// configuration that cannot be read) the job is not started, and
 /// [`not_configured_once`] says why, once.
-pub fn model_configured() -> Result<bool, model_source::ConfigError> {
-    model_source::model_command(None).map(|command| command.is_some())
+pub fn model_configured(config: &Config) -> Result<bool, ConfigError> {
+    model_source::model_command(config, None).map(|command| command.is_some())
 }
 
 /// The message that no model command is configured, the first time it is
-/// asked for in `cache_dir` (a stamp file remembers it was said); `None`
-/// afterwards, so a user without a model is told once, not every session.
-pub fn not_configured_once(cache_dir: &Path) -> Option<String> {
+/// asked for in the cache folder (a stamp file remembers it was said);
+/// `None` afterwards, so a user without a model is told once, not every
+/// session.
+pub fn not_configured_once(config: &Config) -> Option<String> {
+    let cache_dir = config.cache_dir();
     let stamp = cache_dir.join("no-model-command-said");
     if stamp.exists() {
         return None;
@@ -84,10 +88,8 @@ pub fn not_configured_once(cache_dir: &Path) -> Option<String> {
         "sessions are not turned into memory candidates: no model command is configured. \
          Set {} or write [model] command = [\"claude\", \"-p\"] in {}; then `memctl review` shows what \
          each session proposed. (Said once.)",
-        model_source::ENV_VAR,
-        model_source::user_config_path().map_or("~/.config/memctl/config.toml".to_string(), |p| p
-            .display()
-            .to_string())
+        LLM_CMD_VAR,
+        config.user_config_shown()
     ))
 }
 
@@ -215,12 +217,13 @@ fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 /// Records `outcome` for the next session start of `target`'s sessions.
-pub fn record(target: &ScopedStore, outcome: &Outcome) {
+pub fn record(config: &Config, target: &ScopedStore, outcome: &Outcome) {
     let review = match target.scope {
         Scope::Workspace => "memctl review",
         Scope::Global => "memctl review --global",
     };
     crate::lifecycle::reports::record(
+        config,
         target,
         crate::lifecycle::Job::Extract,
         &outcome.message(review),
@@ -271,9 +274,11 @@ mod tests {
     #[test]
     fn no_model_is_said_once() {
         let cache = tempfile::tempdir().unwrap();
-        let said = not_configured_once(cache.path()).unwrap();
+        let env = crate::config::Environment::from_vars([("MEMCTL_CACHE_DIR", cache.path())]);
+        let config = Config::resolve(env, None, false);
+        let said = not_configured_once(&config).unwrap();
         assert!(said.contains("no model command is configured"), "{said}");
-        assert!(not_configured_once(cache.path()).is_none());
+        assert!(not_configured_once(&config).is_none());
     }
 
     #[test]

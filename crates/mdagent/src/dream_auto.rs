@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use mddream::plan::{Finding, LeftAlone, Operation, Plan};
-use mdstore::env::{EnvError, Number};
 use mdstore::store::WalkItem;
 use serde::{Deserialize, Serialize};
 
+use crate::Config;
+use crate::config::{ConfigError, DreamGates};
 use crate::stores::ScopedStore;
 
 /// Why the dream lock or the gates' state cannot be used.
@@ -44,7 +45,7 @@ pub enum DreamAutoError {
     },
     /// A gate's variable is not set right.
     #[error("{0}")]
-    Env(#[from] EnvError),
+    Env(#[from] ConfigError),
 }
 
 /// Whether a dream may run now, and what it holds while it does.
@@ -63,6 +64,7 @@ pub enum Admission {
 
 /// The dream lock and, when `auto`, the gates (SPEC §7).
 pub fn admit(
+    config: &Config,
     stores: &[ScopedStore],
     auto: bool,
     dry_run: bool,
@@ -75,7 +77,7 @@ pub fn admit(
             gates: None,
         });
     }
-    let Some(lock) = DreamLock::take(stores)? else {
+    let Some(lock) = DreamLock::take(config, stores)? else {
         return Ok(Admission::Busy);
     };
     if !auto {
@@ -84,8 +86,8 @@ pub fn admit(
             gates: None,
         });
     }
-    let mut gates = Gates::load(stores);
-    if let Some(why) = gates.check(stores, now)? {
+    let mut gates = Gates::load(config, stores);
+    if let Some(why) = gates.check(config, stores, now)? {
         return Ok(Admission::Closed(why));
     }
     Ok(Admission::Run {
@@ -101,10 +103,13 @@ pub struct DreamLock {
 
 impl DreamLock {
     /// Takes every store's dream lock, or `None` when another dream holds one.
-    pub fn take(stores: &[ScopedStore]) -> Result<Option<DreamLock>, DreamAutoError> {
+    pub fn take(
+        config: &Config,
+        stores: &[ScopedStore],
+    ) -> Result<Option<DreamLock>, DreamAutoError> {
         let mut files = Vec::new();
         for scoped in stores {
-            let path = crate::cache_file(&scoped.store, "dream-lock");
+            let path = crate::cache_file(config, &scoped.store, "dream-lock");
             ensure_parent(&path)?;
             let file = match mdstore::atomic::open_private(
                 &path,
@@ -137,48 +142,6 @@ fn ensure_parent(path: &Path) -> Result<(), DreamAutoError> {
     Ok(())
 }
 
-/// The gates' variables (SPEC §7), ten years or a billion writes at most.
-pub const MIN_HOURS: Number = Number {
-    name: "MEMCTL_DREAM_MIN_HOURS",
-    unit: "hours",
-    default: 24,
-    min: 0,
-    max: 10 * 365 * 24,
-};
-pub const SCAN_MINUTES: Number = Number {
-    name: "MEMCTL_DREAM_SCAN_MINUTES",
-    unit: "minutes",
-    default: 10,
-    min: 0,
-    max: 10 * 365 * 24 * 60,
-};
-pub const MIN_WRITES: Number = Number {
-    name: "MEMCTL_DREAM_MIN_WRITES",
-    unit: "writes",
-    default: 5,
-    min: 0,
-    max: 1_000_000_000,
-};
-
-/// The gates' thresholds: SPEC §7's defaults, or the environment's.
-struct Thresholds {
-    hours: i64,
-    writes: usize,
-    scan_minutes: i64,
-}
-
-impl Thresholds {
-    fn from_env() -> Result<Thresholds, EnvError> {
-        // Every maximum fits an i64 and a usize.
-        let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        Ok(Thresholds {
-            hours: signed(MIN_HOURS.read_or_default()?),
-            writes: usize::try_from(MIN_WRITES.read_or_default()?).unwrap_or(usize::MAX),
-            scan_minutes: signed(SCAN_MINUTES.read_or_default()?),
-        })
-    }
-}
-
 /// Unix seconds, so that the file needs no date parser.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
@@ -199,10 +162,10 @@ pub struct Gates {
 
 impl Gates {
     /// The saved state; a missing or unreadable file is a store never dreamt on.
-    pub fn load(stores: &[ScopedStore]) -> Gates {
+    pub fn load(config: &Config, stores: &[ScopedStore]) -> Gates {
         let path = stores
             .first()
-            .map(|s| crate::cache_file(&s.store, "dream.json"))
+            .map(|s| crate::cache_file(config, &s.store, "dream.json"))
             .unwrap_or_default();
         let state = fs::read_to_string(&path)
             .ok()
@@ -214,10 +177,11 @@ impl Gates {
     /// Why an unattended dream should not run now, or `None` to run.
     pub fn check(
         &mut self,
+        config: &Config,
         stores: &[ScopedStore],
         now: Timestamp,
     ) -> Result<Option<String>, DreamAutoError> {
-        let limits = Thresholds::from_env()?;
+        let limits = config.dream_gates()?;
         if let Some(why) = self.closed_by_time(&limits, now) {
             return Ok(Some(why));
         }
@@ -240,11 +204,13 @@ impl Gates {
     /// counts the writes, without waiting for that count.
     /// A bad `MEMCTL_DREAM_*` value opens them: the dream then started
     /// stops on it, and its report names the variable at the next start.
-    pub fn time_gates_open(&self, now: Timestamp) -> bool {
-        Thresholds::from_env().map_or(true, |limits| self.closed_by_time(&limits, now).is_none())
+    pub fn time_gates_open(&self, config: &Config, now: Timestamp) -> bool {
+        config
+            .dream_gates()
+            .map_or(true, |limits| self.closed_by_time(&limits, now).is_none())
     }
 
-    fn closed_by_time(&self, limits: &Thresholds, now: Timestamp) -> Option<String> {
+    fn closed_by_time(&self, limits: &DreamGates, now: Timestamp) -> Option<String> {
         if let Some(last) = at(self.state.last_dream) {
             let hours = now.duration_since(last).as_hours();
             if hours < limits.hours {

@@ -11,8 +11,8 @@ use mddream::plan::{Finding, LeftAlone, Operation, Plan, RecordRef};
 use mddream::records::DreamRecord;
 use mddream::validate;
 
-use mdstore::env::{EnvError, Number};
-
+use crate::Config;
+use crate::config::ConfigError;
 use crate::model_cmd::{self, ModelCmdError};
 
 /// Why no plan came from the model command; nothing was written.
@@ -26,7 +26,7 @@ pub enum DreamModelError {
     Runner(#[from] ModelCmdError),
     /// A `MEMCTL_LLM_*` variable is not set right: nothing was sent.
     #[error(transparent)]
-    Env(#[from] EnvError),
+    Env(#[from] ConfigError),
     /// An answer names a record that was not sent to it (it holds a secret).
     #[error(
         "the model's answer{call} names {scope}:{id}, a record it was not sent (it looks like it holds a secret)",
@@ -41,23 +41,15 @@ pub enum DreamModelError {
     Wrapped { call: String, why: String },
 }
 
-/// The input limit of one call: SPEC §7's 200,000 characters unless
-/// `MEMCTL_LLM_MAX_INPUT_CHARS` says.
-pub const MAX_INPUT_CHARS: Number = Number {
-    name: "MEMCTL_LLM_MAX_INPUT_CHARS",
-    unit: "characters",
-    default: model::DEFAULT_MAX_INPUT_CHARS as u64,
-    min: 1,
-    max: 1_000_000_000,
-};
-
 /// The model's plan for `records`: one call when they fit in the input
-/// limit, else one a batch of related records. A record holding a secret
+/// limit (`MEMCTL_LLM_MAX_INPUT_CHARS`), else one a batch of related
+/// records. A record holding a secret
 /// is never sent ([`model::withheld`]): the plan lists it as left alone,
 /// and an answer that names it anyway is refused. `asking` is told before
 /// each call which one it is (empty when there is one, else
 /// ` (call 2 of 3)`).
 pub fn plan(
+    config: &Config,
     command: &str,
     records: &[DreamRecord],
     max_delete_pct: f64,
@@ -67,8 +59,8 @@ pub fn plan(
     let limits = Limits { max_delete_pct };
     let today = now.strftime("%Y-%m-%d").to_string();
     // Both read before anything is sent: a bad value costs no call.
-    let max_chars = usize::try_from(MAX_INPUT_CHARS.read_or_default()?).unwrap_or(usize::MAX);
-    let timeout = model_cmd::timeout_from_env()?;
+    let max_chars = config.model_max_input_chars()?;
+    let timeout = config.model_timeout()?;
     let withheld: Vec<Withheld> = records.iter().filter_map(model::withheld).collect();
     let sent: Cow<'_, [DreamRecord]> = if withheld.is_empty() {
         Cow::Borrowed(records)

@@ -16,6 +16,7 @@ use mdstore::Store;
 use mdstore::catalog::{self, disk};
 use mdstore::txn::Transaction;
 
+use crate::Config;
 use crate::index_sink;
 use crate::stores::ScopedStore;
 
@@ -29,14 +30,15 @@ const LOCK_WAIT: Duration = Duration::from_millis(200);
 /// which keeps a foreign one first). Returns the file when it was
 /// regenerated. Never fails a command: a store it cannot write is reported
 /// by `check` and the next write.
-pub fn catalog(store: &Store) -> Option<PathBuf> {
+pub fn catalog(config: &Config, store: &Store) -> Option<PathBuf> {
+    let cache = config.cache_dir();
     let git_index = git_dir_of(store.root())?.join("index");
-    let stamp_path = stamp_path(store);
+    let stamp_path = stamp_path(cache, store);
     let now = stamp(&git_index);
     if fs::read_to_string(&stamp_path).ok().as_deref() == Some(now.as_str()) {
         return None;
     }
-    let view = index_sink::view_for_write(store);
+    let view = index_sink::view_for_write(cache, store);
     let expected = catalog::render(&view.summaries, catalog::Budget::default());
     let stale = match disk::inspect(store, &expected).map(|d| d.state) {
         Ok(disk::State::Stale { .. }) => true,
@@ -46,7 +48,7 @@ pub fn catalog(store: &Store) -> Option<PathBuf> {
         Ok(disk::State::Missing | disk::State::Current | disk::State::Foreign) => false,
         Err(_) => return None,
     };
-    if stale && !regenerate(store) {
+    if stale && !regenerate(cache, store) {
         return None;
     }
     let _ = mdstore::atomic::write_private_file(&stamp_path, now.as_bytes());
@@ -55,10 +57,10 @@ pub fn catalog(store: &Store) -> Option<PathBuf> {
 
 /// [`catalog`] for every store a command is about to use: the files it
 /// regenerated.
-pub fn catalogs(stores: &[ScopedStore]) -> Vec<PathBuf> {
+pub fn catalogs(config: &Config, stores: &[ScopedStore]) -> Vec<PathBuf> {
     stores
         .iter()
-        .filter_map(|scoped| catalog(&scoped.store))
+        .filter_map(|scoped| catalog(config, &scoped.store))
         .collect()
 }
 
@@ -69,13 +71,14 @@ pub fn catalogs(stores: &[ScopedStore]) -> Vec<PathBuf> {
 /// `.tombstones/` a store when there is nothing to do; the lock is waited
 /// for briefly (a live writer finishes its own change). Returns what was
 /// done or could not be, one line each, naming the store.
-pub fn repair(stores: &[ScopedStore]) -> Vec<String> {
+pub fn repair(config: &Config, stores: &[ScopedStore]) -> Vec<String> {
+    let cache = config.cache_dir();
     let mut said = Vec::new();
     for scoped in stores {
         let store = &scoped.store;
         let (interrupted, seen) = (
             mdstore::recover::interrupted(store.root()),
-            tombstones_seen(store),
+            tombstones_seen(config, store),
         );
         if !interrupted
             && !seen
@@ -87,7 +90,8 @@ pub fn repair(stores: &[ScopedStore]) -> Vec<String> {
             }
             continue;
         }
-        match Transaction::begin(store, LOCK_WAIT, index_sink::view_for_write) {
+        let view = |store: &Store| index_sink::view_for_write(cache, store);
+        match Transaction::begin(store, LOCK_WAIT, view) {
             Ok(txn) => {
                 if let Some(seen) = seen {
                     seen.keep();
@@ -98,7 +102,7 @@ pub fn repair(stores: &[ScopedStore]) -> Vec<String> {
                         .iter()
                         .map(|note| format!("{}: {note}", store.root().display())),
                 );
-                let _ = txn.commit(&mut index_sink::IndexSink(store));
+                let _ = txn.commit(&mut index_sink::IndexSink::new(config, store));
             }
             Err(e @ mdstore::lock::LockError::Interrupted { .. }) => said.push(e.to_string()),
             // Busy: the writer holding the lock is alive and finishes its
@@ -124,21 +128,22 @@ impl TombstonesSeen {
     }
 }
 
-fn tombstones_seen(store: &Store) -> Option<TombstonesSeen> {
+fn tombstones_seen(config: &Config, store: &Store) -> Option<TombstonesSeen> {
     let dir = store.root().join(mdstore::tombstone::TOMBSTONE_DIR);
     let stamp = stamp(&dir);
     if stamp.is_empty() {
         return None;
     }
-    let path = crate::cache_file(store, "tombstones-stamp");
+    let path = crate::cache_file(config, store, "tombstones-stamp");
     (fs::read_to_string(&path).ok().as_deref() != Some(stamp.as_str()))
         .then_some(TombstonesSeen { path, stamp })
 }
 
 /// Regenerates `MEMORY.md` under the store's lock, through the one write
 /// path; `false` when the lock was busy or the file could not be written.
-fn regenerate(store: &Store) -> bool {
-    let Ok(mut txn) = Transaction::begin(store, LOCK_WAIT, index_sink::view_for_write) else {
+fn regenerate(cache: &Path, store: &Store) -> bool {
+    let view = |store: &Store| index_sink::view_for_write(cache, store);
+    let Ok(mut txn) = Transaction::begin(store, LOCK_WAIT, view) else {
         return false;
     };
     txn.refresh_catalog();
@@ -147,9 +152,8 @@ fn regenerate(store: &Store) -> bool {
 
 /// Where the stamp of `store` is kept: beside its index, in the cache
 /// folder, never in the store.
-fn stamp_path(store: &Store) -> PathBuf {
-    let cache = mdindex::cache_dir_from_env();
-    let db = mdindex::IndexPaths::new(&cache, store).db;
+fn stamp_path(cache: &Path, store: &Store) -> PathBuf {
+    let db = mdindex::IndexPaths::new(cache, store).db;
     db.with_extension("catalog-stamp")
 }
 

@@ -2,26 +2,47 @@
 //! and the sink that tells the index which files a write changed, so that
 //! it never lags memctl's own writes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use mdindex::Index;
 use mdstore::Store;
-use mdstore::lock::{self, LockError};
+use mdstore::lock::LockError;
 use mdstore::txn::{ChangeSink, Transaction};
 use mdstore::view::StoreView;
 
-/// Starts a write to `store`: its lock (waited for as `MEMCTL_LOCK_TIMEOUT_MS`
-/// says) and the view the write plans from.
-pub fn begin(store: &Store) -> Result<Transaction<'_>, LockError> {
-    Transaction::begin(store, lock::timeout_from_env()?, view_for_write)
+use crate::Config;
+
+/// Starts a write to `store`: its lock, waited for up to `timeout`
+/// ([`Config::lock_timeout`], read by the caller before anything is
+/// planned), and the view the write plans from.
+pub fn begin<'s>(
+    config: &Config,
+    store: &'s Store,
+    timeout: Duration,
+) -> Result<Transaction<'s>, LockError> {
+    let cache = config.cache_dir();
+    Transaction::begin(store, timeout, |store| view_for_write(cache, store))
 }
 
 /// The search index of a store, told of each transaction's changes.
-pub struct IndexSink<'a>(pub &'a Store);
+pub struct IndexSink<'a> {
+    pub cache: &'a Path,
+    pub store: &'a Store,
+}
+
+impl<'a> IndexSink<'a> {
+    pub fn new(config: &'a Config, store: &'a Store) -> IndexSink<'a> {
+        IndexSink {
+            cache: config.cache_dir(),
+            store,
+        }
+    }
+}
 
 impl ChangeSink for IndexSink<'_> {
     fn changed(&mut self, rel_paths: &[PathBuf]) {
-        after_write(self.0, rel_paths);
+        after_write(self.cache, self.store, rel_paths);
     }
 }
 
@@ -29,12 +50,11 @@ impl ChangeSink for IndexSink<'_> {
 /// never lags its own writes. An index that does not exist yet is left for
 /// the next search to build. Failures are not fatal: the files are the
 /// truth, and the next search compares them with the index anyway.
-fn after_write(store: &Store, rel_paths: &[PathBuf]) {
+fn after_write(cache: &Path, store: &Store, rel_paths: &[PathBuf]) {
     if rel_paths.is_empty() {
         return;
     }
-    let cache = mdindex::cache_dir_from_env();
-    let Ok(mut index) = Index::open_existing(store, &cache) else {
+    let Ok(mut index) = Index::open_existing(store, cache) else {
         return;
     };
     for rel_path in rel_paths {
@@ -51,10 +71,9 @@ fn after_write(store: &Store, rel_paths: &[PathBuf]) {
 /// usable (synced first, so it matches the files now: cheap with a watcher,
 /// a stat of every file without), else from reading every header. A write
 /// never builds an index; the next search does.
-pub fn view_for_write(store: &Store) -> StoreView {
+pub fn view_for_write(cache: &Path, store: &Store) -> StoreView {
     let from_index = || -> Option<Vec<mdstore::Summary>> {
-        let cache = mdindex::cache_dir_from_env();
-        let mut index = Index::open_existing(store, &cache).ok()?;
+        let mut index = Index::open_existing(store, cache).ok()?;
         index.sync().ok()?;
         index.summaries().ok()
     };

@@ -28,9 +28,10 @@ layers over it that parse, call this crate and render.
   where the after-session work begins;
 - [`config`]: memctl's settings (a store's `.memctl.toml`: [`config::store_file`]).
 
-It takes a plain [`Config`], never a command line's types, and returns
-typed errors; [`explain`] gives a face the kind of failure and a hint for
-any of them.
+It takes a plain [`Config`] (the settings resolved once, at start), never
+a command line's types, and reads no environment outside [`config::env`];
+it returns typed errors; [`explain`] gives a face the kind of failure and a
+hint for any of them.
 */
 #![forbid(unsafe_code)]
 
@@ -59,23 +60,13 @@ use std::path::PathBuf;
 
 use mdindex::IndexPaths;
 
-/// Where the stores are: what a face was told by its caller. The CLI fills
-/// it from `--store` and `--global`; the MCP server holds the one it was
-/// started with. Everything else comes from the environment
-/// (`MEMCTL_STORE`, `MEMCTL_GLOBAL_DIR`, the cache folder) where it is read.
-#[derive(Clone, Debug, Default)]
-pub struct Config {
-    /// The workspace store folder, as named by the caller (`--store`).
-    pub store: Option<PathBuf>,
-    /// Act on the global store instead of the workspace store.
-    pub global: bool,
-}
+pub use config::Config;
 
 /// `<cache>/<the store's index name>.<suffix>`: what memctl keeps about a
 /// store outside it (dream's lock and gates, background jobs' logs), beside
 /// the store's index and named from the same hash of its path.
-pub(crate) fn cache_file(store: &mdstore::Store, suffix: &str) -> PathBuf {
-    let db = IndexPaths::new(&mdindex::cache_dir_from_env(), store).db;
+pub(crate) fn cache_file(config: &Config, store: &mdstore::Store, suffix: &str) -> PathBuf {
+    let db = IndexPaths::new(config.cache_dir(), store).db;
     db.with_extension(suffix)
 }
 
@@ -122,8 +113,8 @@ pub fn explain(error: &(dyn Error + 'static)) -> Option<Explained> {
 }
 
 fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> {
-    if let Some(e) = error.downcast_ref::<mdstore::env::EnvError>() {
-        return Some((Kind::BadInput, Some(e.hint())));
+    if let Some(e) = error.downcast_ref::<config::ConfigError>() {
+        return Some((e.kind(), e.hint()));
     }
     if let Some(e) = error.downcast_ref::<stores::StoreError>() {
         return Some((e.kind(), e.hint()));
@@ -132,9 +123,6 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> 
         return Some((e.kind(), e.hint()));
     }
     if let Some(e) = error.downcast_ref::<extract::transcript::TranscriptError>() {
-        return Some((e.kind(), e.hint()));
-    }
-    if let Some(e) = error.downcast_ref::<model_source::ConfigError>() {
         return Some((e.kind(), e.hint()));
     }
     if let Some(e) = error.downcast_ref::<pending::PendingError>() {

@@ -18,21 +18,10 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mdstore::env::{EnvError, Number};
 use wait_timeout::ChildExt;
 
 /// The most a model's answer may hold; a longer one is refused, not cut.
 pub const MAX_ANSWER_BYTES: u64 = 4 * 1024 * 1024;
-
-/// How long a model command may run: `MEMCTL_LLM_TIMEOUT_SECS`, 300 s
-/// unless it says, a year at most.
-pub const TIMEOUT_SECS: Number = Number {
-    name: "MEMCTL_LLM_TIMEOUT_SECS",
-    unit: "seconds",
-    default: 300,
-    min: 1,
-    max: 365 * 24 * 60 * 60,
-};
 
 /// What to do about [`ModelCmdError::OutputHeld`], whichever face reports it.
 pub const OUTPUT_HELD_HINT: &str = "a runner may leave a process behind only with its output sent elsewhere (`daemon >/dev/null 2>&1 &`), never holding memctl's pipe";
@@ -84,12 +73,6 @@ impl ModelCmdError {
             | ModelCmdError::Io(_) => crate::Kind::Internal,
         }
     }
-}
-
-/// The deadline of model commands: [`TIMEOUT_SECS`]; a value that is not
-/// one is an error naming the variable, never a silent default.
-pub fn timeout_from_env() -> Result<Duration, EnvError> {
-    Ok(Duration::from_secs(TIMEOUT_SECS.read_or_default()?))
 }
 
 /// Runs `command_line` with `input` on its standard input and returns what

@@ -18,6 +18,7 @@ use mdstore::write::{Candidate, candidate_to_json, json_name};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::Config;
 use crate::extract::origin::{Judged, Origin};
 use crate::extract::transcript::Conversation;
 
@@ -128,14 +129,14 @@ pub struct Added {
 }
 
 /// The pending file of the store at `store_root` (existing or to be made).
-pub fn path_of(store_root: &Path) -> PathBuf {
-    let paths = mdindex::IndexPaths::of_root(&mdindex::cache_dir_from_env(), store_root);
+pub fn path_of(config: &Config, store_root: &Path) -> PathBuf {
+    let paths = mdindex::IndexPaths::of_root(config.cache_dir(), store_root);
     paths.db.with_extension("pending.json")
 }
 
 /// The candidates waiting for the store at `store_root`, oldest first.
-pub fn load(store_root: &Path) -> Result<Vec<Entry>, PendingError> {
-    read(&path_of(store_root))
+pub fn load(config: &Config, store_root: &Path) -> Result<Vec<Entry>, PendingError> {
+    read(&path_of(config, store_root))
 }
 
 /// Keeps `candidates` (found in `from`, a session whose text has key
@@ -144,15 +145,16 @@ pub fn load(store_root: &Path) -> Result<Vec<Entry>, PendingError> {
 /// text (skipped or accepted) is not kept again; one of the same name from
 /// the same session replaces the one that waits (the session went on).
 pub fn add(
+    config: &Config,
     store_root: &Path,
     candidates: &[Waiting],
     from: &str,
     session: &str,
 ) -> Result<Added, PendingError> {
-    let path = path_of(store_root);
+    let path = path_of(config, store_root);
     let _lock = lock(&path)?;
     let mut entries = read(&path)?;
-    let decided = read_decisions(&decisions_path(store_root))?;
+    let decided = read_decisions(&decisions_path(config, store_root))?;
     let mut added = Added::default();
     let now = mdstore::clock::now().as_second();
     for waiting in candidates {
@@ -227,21 +229,26 @@ struct DecisionsFile {
 /// Decisions kept per store at most; the oldest go first.
 pub const MAX_DECISIONS: usize = 2_000;
 
-fn decisions_path(store_root: &Path) -> PathBuf {
-    path_of(store_root)
+fn decisions_path(config: &Config, store_root: &Path) -> PathBuf {
+    path_of(config, store_root)
         .with_extension("")
         .with_extension("decisions.json")
 }
 
 /// Records that `entry` was `decision` (its session's text will not bring
 /// it back). An entry of no known session is not recorded.
-pub fn decide(store_root: &Path, entry: &Entry, decision: Decision) -> Result<(), PendingError> {
+pub fn decide(
+    config: &Config,
+    store_root: &Path,
+    entry: &Entry,
+    decision: Decision,
+) -> Result<(), PendingError> {
     if entry.session.is_empty() {
         return Ok(());
     }
-    let path = path_of(store_root);
+    let path = path_of(config, store_root);
     let _lock = lock(&path)?;
-    let decisions_path = decisions_path(store_root);
+    let decisions_path = decisions_path(config, store_root);
     let mut decisions = read_decisions(&decisions_path)?;
     decisions.push(Decided {
         session: entry.session.clone(),
@@ -279,8 +286,8 @@ fn read_decisions(path: &Path) -> Result<Vec<Decided>, PendingError> {
 
 /// Takes the candidates whose keys are in `keys` out of the store's file
 /// (reviewed: saved, already stored, refused or discarded).
-pub fn remove(store_root: &Path, keys: &[String]) -> Result<(), PendingError> {
-    let path = path_of(store_root);
+pub fn remove(config: &Config, store_root: &Path, keys: &[String]) -> Result<(), PendingError> {
+    let path = path_of(config, store_root);
     let _lock = lock(&path)?;
     let entries = read(&path)?;
     let before = entries.len();
@@ -303,14 +310,14 @@ pub fn remove(store_root: &Path, keys: &[String]) -> Result<(), PendingError> {
 /// the after-session job's report, `crate::after_session::Outcome`); a
 /// file that cannot be read is said to be so each time, since its
 /// candidates would otherwise be lost unseen.
-pub fn problems(stores: &[(Scope, &Path)]) -> Vec<String> {
+pub fn problems(config: &Config, stores: &[(Scope, &Path)]) -> Vec<String> {
     let mut lines = Vec::new();
     for (scope, root) in stores {
         let command = match scope {
             Scope::Workspace => "memctl review",
             Scope::Global => "memctl review --global",
         };
-        if let Err(e) = load(root) {
+        if let Err(e) = load(config, root) {
             lines.push(format!(
                 "memctl: the candidates waiting for `{command}`: {e}"
             ));

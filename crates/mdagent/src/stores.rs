@@ -1,9 +1,11 @@
 //! Finding the stores a command acts on (SPEC §1, §9): the workspace store
 //! named by the caller ([`Config::store`]) or `MEMCTL_STORE`, else the
-//! nearest `.memory/` above the current folder; and the global store.
+//! nearest `.memory/` above the folder the command runs in
+//! ([`Config::cwd`]); and the global store.
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use mdstore::Store;
 
@@ -40,7 +42,7 @@ pub enum StoreError {
     )]
     NoWorkspace,
     #[error("cannot read the current folder")]
-    CurrentDir(#[source] io::Error),
+    CurrentDir(#[source] Arc<io::Error>),
     #[error("cannot open the store at {}", dir.display())]
     Open {
         dir: PathBuf,
@@ -94,33 +96,19 @@ fn folder_hint(dir: &Path) -> String {
     }
 }
 
-/// The global store's folder: `$MEMCTL_GLOBAL_DIR`, else
-/// `$XDG_DATA_HOME/memctl/global`, else `~/.local/share/memctl/global`.
-pub fn global_dir() -> Result<PathBuf, StoreError> {
-    if let Some(dir) = non_empty_env("MEMCTL_GLOBAL_DIR") {
-        return Ok(PathBuf::from(dir));
-    }
-    if let Some(dir) = non_empty_env("XDG_DATA_HOME") {
-        return Ok(PathBuf::from(dir).join("memctl/global"));
-    }
-    let home = non_empty_env("HOME").ok_or(StoreError::NoGlobalDir)?;
-    Ok(PathBuf::from(home).join(".local/share/memctl/global"))
-}
-
-fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name).filter(|v| !v.is_empty())
+/// The global store's folder ([`crate::config::Folders::global`]).
+pub fn global_dir(config: &Config) -> Result<PathBuf, StoreError> {
+    config
+        .folders()
+        .global
+        .clone()
+        .ok_or(StoreError::NoGlobalDir)
 }
 
 /// The workspace store folder named by [`Config::store`], else by
-/// `MEMCTL_STORE` (empty counts as unset, as for every other variable
-/// here), with how it was named, for messages.
+/// `MEMCTL_STORE`, with how it was named, for messages.
 pub fn named_workspace_dir(config: &Config) -> Option<(PathBuf, String)> {
-    if let Some(dir) = &config.store {
-        return Some((dir.clone(), format!("--store {}", dir.display())));
-    }
-    let dir = PathBuf::from(non_empty_env("MEMCTL_STORE")?);
-    let named = format!("MEMCTL_STORE={}", dir.display());
-    Some((dir, named))
+    config.named_store()
 }
 
 /// How the user named the workspace store folder `dir`, for messages.
@@ -168,7 +156,7 @@ pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
     if let Some((dir, _)) = named_workspace_dir(config) {
         return Ok(Some(dir));
     }
-    let cwd = std::env::current_dir().map_err(StoreError::CurrentDir)?;
+    let cwd = config.cwd().map_err(StoreError::CurrentDir)?;
     Ok(cwd
         .ancestors()
         .map(|a| a.join(WORKSPACE_DIR))
@@ -187,7 +175,7 @@ pub fn read_stores(config: &Config) -> Result<Vec<ScopedStore>, StoreError> {
         }
         stores.push(open(Scope::Workspace, &dir)?);
     }
-    let global = global_dir()?;
+    let global = global_dir(config)?;
     if global.is_dir() {
         stores.push(open(Scope::Global, &global)?);
     }
@@ -225,7 +213,7 @@ pub enum WriteTarget {
 /// `.memory/` above, else `.memory/` at the git root; or the global store.
 pub fn write_target(config: &Config, scope: Scope) -> Result<WriteTarget, StoreError> {
     if scope == Scope::Global {
-        let dir = global_dir()?;
+        let dir = global_dir(config)?;
         if dir.is_dir() {
             return Ok(WriteTarget::Existing(open(scope, &dir)?));
         }
@@ -237,7 +225,7 @@ pub fn write_target(config: &Config, scope: Scope) -> Result<WriteTarget, StoreE
         }
         return Err(no_such_store(config, &dir));
     }
-    let cwd = std::env::current_dir().map_err(StoreError::CurrentDir)?;
+    let cwd = config.cwd().map_err(StoreError::CurrentDir)?;
     let Some(git_root) = cwd.ancestors().find(|a| a.join(".git").exists()) else {
         return Err(StoreError::NoWorkspace);
     };

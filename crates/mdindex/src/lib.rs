@@ -47,7 +47,7 @@ pub use check::{CheckReport, Difference};
 pub use db::{RebuildCause, SCHEMA_VERSION};
 pub use error::{Error, Result};
 pub use liveness::{WatcherState, watcher_state};
-pub use location::{IndexPaths, cache_dir_from_env};
+pub use location::IndexPaths;
 pub use rebuild::{Progress, RebuildReport};
 pub use search::{Hit, merge_ranked};
 pub use semantic::{EmbedFailure, Semantic, VectorReport};

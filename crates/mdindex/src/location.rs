@@ -1,7 +1,6 @@
-//! Where a store's index and its companion lock files live (SPEC §4).
+//! Where a store's index and its companion lock files live in the cache
+//! folder its caller names (SPEC §4).
 
-use std::env;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use mdstore::Store;
@@ -9,31 +8,6 @@ use mdstore::Store;
 /// Hex digits of the store-path hash in an index file name: 64 bits, so that
 /// two stores on one machine never share an index in practice.
 const NAME_HASH_HEX: usize = 16;
-
-/// The cache folder: `$MEMCTL_CACHE_DIR`, else `$XDG_CACHE_HOME/memctl`, else
-/// `~/.cache/memctl`. Empty variables count as unset (as the XDG spec says).
-/// Without any of them, a `memctl-cache` folder in the system temp folder.
-pub fn cache_dir_from_env() -> PathBuf {
-    let var = |name: &str| env::var_os(name).filter(|v| !v.is_empty());
-    cache_dir_from(var("MEMCTL_CACHE_DIR"), var("XDG_CACHE_HOME"), var("HOME"))
-}
-
-fn cache_dir_from(
-    memctl: Option<OsString>,
-    xdg: Option<OsString>,
-    home: Option<OsString>,
-) -> PathBuf {
-    if let Some(dir) = memctl {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = xdg {
-        return PathBuf::from(dir).join("memctl");
-    }
-    match home {
-        Some(home) => PathBuf::from(home).join(".cache").join("memctl"),
-        None => env::temp_dir().join("memctl-cache"),
-    }
-}
 
 /// The paths of one store's index and of the files beside it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,27 +101,6 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cache_dir_prefers_memctl_then_xdg_then_home() {
-        let some = |s: &str| Some(OsString::from(s));
-        assert_eq!(
-            cache_dir_from(some("/m"), some("/x"), some("/h")),
-            PathBuf::from("/m")
-        );
-        assert_eq!(
-            cache_dir_from(None, some("/x"), some("/h")),
-            PathBuf::from("/x/memctl")
-        );
-        assert_eq!(
-            cache_dir_from(None, None, some("/h")),
-            PathBuf::from("/h/.cache/memctl")
-        );
-        assert_eq!(
-            cache_dir_from(None, None, None),
-            env::temp_dir().join("memctl-cache")
-        );
-    }
 
     #[test]
     fn each_store_has_its_own_index_file() {

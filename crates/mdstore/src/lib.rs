@@ -26,7 +26,6 @@ pub mod check;
 pub mod clock;
 pub mod conflict;
 pub mod edit;
-pub mod env;
 pub mod escape;
 pub mod expiry;
 pub mod frontmatter;

@@ -10,18 +10,6 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::env::{EnvError, Number};
-
-/// How long a writer waits for the lock: `MEMCTL_LOCK_TIMEOUT_MS`, 10 s
-/// unless it says (0: one try), a day at most.
-pub const TIMEOUT_MS: Number = Number {
-    name: "MEMCTL_LOCK_TIMEOUT_MS",
-    unit: "milliseconds",
-    default: 10_000,
-    min: 0,
-    max: 24 * 60 * 60 * 1000,
-};
-
 /// A held write lock; released on drop (and by the OS if the process dies).
 #[derive(Debug)]
 pub struct StoreLock {
@@ -35,19 +23,10 @@ pub enum LockError {
     Timeout { root: PathBuf, waited: Duration },
     #[error("cannot open the store's lock: {0}")]
     Io(#[from] io::Error),
-    /// How long to wait for it is not set right.
-    #[error("{0}")]
-    Env(#[from] EnvError),
     /// The lock was had, but what a killed writer left half-done could not
     /// be finished or undone (`crate::recover`): nothing is written.
     #[error("{}: a write that was interrupted half-way could not be repaired ({source}); nothing was written", .root.display())]
     Interrupted { root: PathBuf, source: io::Error },
-}
-
-/// The wait from [`TIMEOUT_MS`]; a value that is not one is an error
-/// naming the variable, never a silent default.
-pub fn timeout_from_env() -> Result<Duration, EnvError> {
-    Ok(Duration::from_millis(TIMEOUT_MS.read_or_default()?))
 }
 
 impl StoreLock {

@@ -65,12 +65,9 @@ pub struct GlobalArgs {
 }
 
 impl GlobalArgs {
-    /// Where the library looks for stores, as these options say.
+    /// The settings of this run: these options and the environment.
     pub fn config(&self) -> mdagent::Config {
-        mdagent::Config {
-            store: self.store.clone(),
-            global: self.global,
-        }
+        mdagent::Config::from_process(self.store.clone(), self.global)
     }
 }
 

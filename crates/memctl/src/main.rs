@@ -28,7 +28,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return ExitCode::from(parse_failure(&err, &args) as u8),
     };
-    let ui = Ui::new(&cli.global);
+    let config = cli.global.config();
+    let ui = Ui::new(&cli.global, config.columns());
     if let Some(body) = cli::body_looking_like_an_option(&cli, &args) {
         let message = redact::arguments(&format!("unknown option '{body}' for remember"), &args);
         let hint = redact::arguments(
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
         ui.error(&message, Some(&hint));
         return ExitCode::from(Exit::BadInput as u8);
     }
-    let exit = match run(cli, &ui) {
+    let exit = match run(cli, &config, &ui) {
         Ok(exit) => exit,
         Err(err) => report(&ui, &err, &args),
     };
@@ -61,8 +62,7 @@ fn parse_failure(err: &clap::Error, args: &[std::ffi::OsString]) -> Exit {
     Exit::BadInput
 }
 
-fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
-    let config = &cli.global.config();
+fn run(cli: Cli, config: &mdagent::Config, ui: &Ui) -> anyhow::Result<Exit> {
     // After a merge, checkout or pull, MEMORY.md catches up with the records
     // before a command uses them. `check` and `status` report on the store
     // as it is, and `init` regenerates it anyway.
@@ -80,8 +80,8 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Dream(_)
     ) && let Ok(stores) = mdagent::stores::read_stores(config)
     {
-        repair(ui, &stores);
-        for regenerated in mdagent::freshen::catalogs(&stores) {
+        repair(config, ui, &stores);
+        for regenerated in mdagent::freshen::catalogs(config, &stores) {
             if ui.verbose {
                 ui.note(&format!(
                     "Regenerated {}: git changed the records (a merge, checkout or pull).",
@@ -93,7 +93,7 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
     if matches!(cli.command, Command::Context(_))
         && let Ok(stores) = mdagent::stores::read_stores(config)
     {
-        repair(ui, &stores);
+        repair(config, ui, &stores);
     }
     match cli.command {
         Command::Init(args) => cmd::init::run(config, ui, args),
@@ -116,15 +116,15 @@ fn run(cli: Cli, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Context(args) => cmd::context::run(config, ui, args),
         Command::Hook(args) => Ok(cmd::hook::run(config, &args)),
         Command::Setup(args) => cmd::setup::run(config, ui, &args),
-        Command::Model(args) => cmd::model::run(ui, args),
+        Command::Model(args) => cmd::model::run(config, ui, args),
         Command::Man(args) => cmd::man::run(args),
     }
 }
 
 /// A write killed half-way (a dream, a forget) is finished or undone
 /// first, so that no command reads or plans from half of a change.
-fn repair(ui: &Ui, stores: &[mdagent::stores::ScopedStore]) {
-    for repaired in mdagent::freshen::repair(stores) {
+fn repair(config: &mdagent::Config, ui: &Ui, stores: &[mdagent::stores::ScopedStore]) {
+    for repaired in mdagent::freshen::repair(config, stores) {
         ui.warn(&format!("repaired: {repaired}"));
     }
 }

@@ -36,7 +36,9 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(args: &GlobalArgs) -> Ui {
+    /// The output `args` ask for; `columns` is `$COLUMNS`, for output that
+    /// goes to no terminal.
+    pub fn new(args: &GlobalArgs, columns: Option<usize>) -> Ui {
         // anstream decides from --color, then NO_COLOR, CLICOLOR_FORCE,
         // CLICOLOR, TERM and whether the stream is a terminal.
         match args.color {
@@ -51,7 +53,7 @@ impl Ui {
             quiet: args.quiet,
             verbose: args.verbose,
             interactive: io::stdin().is_terminal() && io::stderr().is_terminal(),
-            width: output_width(),
+            width: output_width(columns),
         }
     }
 
@@ -189,18 +191,14 @@ fn paint_if(color: bool, style: Style, text: &str) -> String {
 
 /// The terminal's width when stdout is one, else `$COLUMNS`, else
 /// [`DEFAULT_WIDTH`].
-fn output_width() -> usize {
+fn output_width(columns: Option<usize>) -> usize {
     let stdout = io::stdout();
     if stdout.is_terminal()
         && let Some((terminal_size::Width(columns), _)) = terminal_size::terminal_size_of(&stdout)
     {
         return usize::from(columns);
     }
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&c| c > 0)
-        .unwrap_or(DEFAULT_WIDTH)
+    columns.unwrap_or(DEFAULT_WIDTH)
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -185,7 +185,8 @@ fn other_words_section(out: &mut String) -> Result<(), Box<dyn Error>> {
     let questions = other_words::questions(&fixtures.join("questions.json"))?;
     let systems = Systems::new(&fixtures.join("store"))?;
     // Semantic matching (issue 18) is measured when MEMCTL_EMBED_MODEL names the model.
-    let model = match mdembed::open_configured(None) {
+    let named = mdagent::Config::from_process(None, false).embed_model_var();
+    let model = match mdembed::open_at(named) {
         mdembed::Availability::Usable(model) => Some(model),
         mdembed::Availability::NotConfigured => None,
         broken => return Err(broken.explain().unwrap_or_default().into()),

@@ -5,15 +5,28 @@
 //! A workspace store's file is committed and shared by everyone who clones
 //! the repository, so nothing in it may make memctl run a program of its
 //! choosing: `[hooks]` only turns memctl's own jobs off (see
-//! [`crate::lifecycle::autostart`]).
+//! [`crate::lifecycle::autostart`]), and `[model]` or `[extract]` (the
+//! user's own file's tables) are named in a warning and ignored. Being a
+//! clone's, the file is opened as untrusted: never through a symbolic link,
+//! only a regular file, at most [`MAX_BYTES`].
 
-use std::io;
+use std::fs::File;
+use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::{ConfigError, Part};
+
 /// The settings file's name, in the store's folder.
 pub const SETTINGS_FILE: &str = ".memctl.toml";
+
+/// The most of a settings file memctl reads; a longer one is refused.
+pub const MAX_BYTES: u64 = 64 * 1024;
+
+/// The tables of the user's own file that a store's file may not hold.
+pub const USER_ONLY_TABLES: [&str; 2] = ["model", "extract"];
 
 /// Everything `.memctl.toml` may say; an unknown key is an error naming it.
 #[derive(Debug, Default, Deserialize)]
@@ -24,8 +37,8 @@ pub struct Settings {
     #[serde(default)]
     pub hooks: HookSettings,
     /// `[model]` and `[extract]` belong to the user's own configuration
-    /// (`crate::model_source`): in a store's file they are read only to be
-    /// ignored, with the warning `model_source::workspace_warnings` gives.
+    /// (`super::user_file`): in a store's file they are read only to be
+    /// ignored, with the warning [`StoreFile::user_only_tables`] allows.
     #[serde(default, rename = "model")]
     pub ignored_model: Option<toml::Table>,
     #[serde(default, rename = "extract")]
@@ -50,32 +63,135 @@ pub struct HookSettings {
     pub dream: Option<bool>,
 }
 
-/// A settings file that cannot be read or is not valid.
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    #[error("{}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error("{}: {source}", path.display())]
-    Invalid {
-        path: PathBuf,
-        #[source]
-        source: toml::de::Error,
-    },
+/// A store's settings file as read: its TOML, or why it cannot be used.
+#[derive(Debug)]
+pub struct StoreFile {
+    pub path: PathBuf,
+    /// `None` when there is no file.
+    table: Result<Option<toml::Table>, ConfigError>,
 }
 
 /// The settings of the store at `store_root` (the defaults without a file).
-pub fn load(store_root: &Path) -> Result<Settings, SettingsError> {
+pub fn load(store_root: &Path) -> Result<Settings, ConfigError> {
+    read(store_root).settings()
+}
+
+/// The settings file of the store at `store_root`, read once.
+pub fn read(store_root: &Path) -> StoreFile {
     let path = store_root.join(SETTINGS_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),
-        Err(source) => return Err(SettingsError::Read { path, source }),
+    let table = match read_untrusted(&path) {
+        Ok(None) => Ok(None),
+        Ok(Some(text)) => text
+            .parse::<toml::Table>()
+            .map(Some)
+            .map_err(|e| invalid(&path, e.to_string())),
+        Err(source) => Err(ConfigError::ReadFile {
+            path: path.clone(),
+            part: Part::StoreFile,
+            source: Arc::new(source),
+        }),
     };
-    toml::from_str(&text).map_err(|source| SettingsError::Invalid { path, source })
+    StoreFile { path, table }
+}
+
+impl StoreFile {
+    /// The settings the file holds; an unknown key or a value of the wrong
+    /// type is an error naming the file and the key.
+    pub fn settings(&self) -> Result<Settings, ConfigError> {
+        match &self.table {
+            Ok(None) => Ok(Settings::default()),
+            Ok(Some(table)) => {
+                Settings::deserialize(table.clone()).map_err(|e| invalid(&self.path, e.to_string()))
+            }
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The tables of [`USER_ONLY_TABLES`] the file holds (ignored), even
+    /// when the rest of it is not valid; none when it cannot be read as TOML
+    /// (its readers report that).
+    pub fn user_only_tables(&self) -> Vec<&'static str> {
+        let Ok(Some(table)) = &self.table else {
+            return Vec::new();
+        };
+        USER_ONLY_TABLES
+            .into_iter()
+            .filter(|key| table.contains_key(*key))
+            .collect()
+    }
+}
+
+fn invalid(path: &Path, why: String) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        part: Part::StoreFile,
+        why,
+    }
+}
+
+/// The text of a file a clone controls: `Ok(None)` when there is none. It
+/// is opened without following a symbolic link (which could read a file
+/// from outside the repository), without blocking on a pipe, and read only
+/// if it is a regular file of at most [`MAX_BYTES`]; anything else is an
+/// error that says what the file is.
+fn read_untrusted(path: &Path) -> io::Result<Option<String>> {
+    let refuse = |what: &str| {
+        Err(io::Error::other(format!(
+            "{what}, not a regular file; memctl does not follow or read it"
+        )))
+    };
+    let file = match open_no_follow(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(_) if is_symlink(path) => return refuse("a symbolic link"),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return refuse("a folder");
+    }
+    if !meta.is_file() {
+        return refuse("a pipe, socket or device");
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(io::Error::other(format!(
+            "{} bytes, more than memctl reads in a settings file ({MAX_BYTES})",
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(io::Error::other(format!(
+            "more than memctl reads in a settings file ({MAX_BYTES} bytes)"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    if is_symlink(path) {
+        return Err(io::Error::other("a symbolic link"));
+    }
+    File::open(path)
 }
 
 #[cfg(test)]
@@ -104,5 +220,53 @@ mod tests {
             load(dir.path()).is_err(),
             "a hook table runs nothing it names"
         );
+    }
+
+    #[test]
+    fn the_user_s_own_tables_are_named_even_in_a_file_that_is_otherwise_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&file, "[git]\ncomit = true\n[model]\ncommand = [\"sh\"]\n").unwrap();
+        let read = read(dir.path());
+        assert!(read.settings().is_err());
+        assert_eq!(read.user_only_tables(), vec!["model"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_a_pipe_a_folder_and_a_huge_file_are_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret.toml");
+        std::fs::write(&secret, "[git]\ncommit = true\n").unwrap();
+        let file = dir.path().join(SETTINGS_FILE);
+        std::os::unix::fs::symlink(&secret, &file).unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("a symbolic link"), "{err}");
+        assert!(err.contains(SETTINGS_FILE), "{err}");
+
+        std::fs::remove_file(&file).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &file,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        // A pipe with no writer would block a plain open: this one returns.
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("a pipe"), "{err}");
+
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(&file).unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("a folder"), "{err}");
+
+        std::fs::remove_dir(&file).unwrap();
+        let huge = format!("# {}\n", "x".repeat(MAX_BYTES as usize));
+        std::fs::write(&file, huge).unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("more than memctl reads"), "{err}");
     }
 }

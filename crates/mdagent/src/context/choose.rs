@@ -7,6 +7,7 @@ use mdindex::Hit;
 use mdindex::relevance::THRESHOLD;
 
 use super::{Ask, ContextError, Recalled, candidates, key, read};
+use crate::Config;
 use crate::stores::ScopedStore;
 
 /// The records of `stores` that pass the relevance threshold for `query`,
@@ -15,6 +16,7 @@ use crate::stores::ScopedStore;
 /// failed). Which records pass is decided by words; with semantic matching
 /// on, meaning then orders each store's records ([`order_by_meaning`]).
 pub fn recall(
+    config: &Config,
     stores: &[ScopedStore],
     query: &mdindex::query::Query,
     prompt: &str,
@@ -22,13 +24,13 @@ pub fn recall(
     now: jiff::Timestamp,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Recalled>, ContextError> {
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     let mut per_store: Vec<(&ScopedStore, Vec<Hit>)> = Vec::new();
     let mut in_cache = Vec::new();
     let limit = candidates(ask.max);
     for scoped in stores {
         let outcome =
-            mdindex::recall_store(&scoped.store, &cache, query, limit, &THRESHOLD, &mut |_| {})
+            mdindex::recall_store(&scoped.store, cache, query, limit, &THRESHOLD, &mut |_| {})
                 .map_err(|source| search_error(scoped, source))?;
         if let Some(why) = &outcome.temporary_index {
             warnings.push(format!(
@@ -48,7 +50,7 @@ pub fn recall(
             .collect();
         per_store.push((scoped, relevant));
     }
-    order_by_meaning(&mut per_store, &in_cache, &cache, prompt, warnings);
+    order_by_meaning(config, &mut per_store, &in_cache, prompt, warnings);
     // Merged over every candidate, then cut to `max` after reading: a hit
     // whose record has expired (or went away) leaves its place to the next.
     let now = jiff::Timestamp::now();
@@ -67,9 +69,9 @@ pub fn recall(
 /// be embedded again for every prompt. A model that fails is said once,
 /// and the stores not yet ordered keep the order of words.
 fn order_by_meaning(
+    config: &Config,
     per_store: &mut [(&ScopedStore, Vec<Hit>)],
     in_cache: &[bool],
-    cache: &std::path::Path,
     prompt: &str,
     warnings: &mut Vec<String>,
 ) {
@@ -81,7 +83,7 @@ fn order_by_meaning(
     {
         return;
     }
-    let Some(model) = crate::semantic::in_force(warnings) else {
+    let Some(model) = crate::semantic::in_force(config, warnings) else {
         return;
     };
     let semantic = mdindex::Semantic {
@@ -92,7 +94,7 @@ fn order_by_meaning(
         if !to_order(hits, kept) {
             continue;
         }
-        match mdindex::rerank_store(&scoped.store, cache, hits.clone(), semantic) {
+        match mdindex::rerank_store(&scoped.store, config.cache_dir(), hits.clone(), semantic) {
             Ok(Some(Ok((ordered, _)))) => *hits = ordered,
             Ok(Some(Err(failure))) => {
                 warnings.push(crate::semantic::off_because(failure));

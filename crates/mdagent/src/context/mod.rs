@@ -73,7 +73,7 @@ pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
     };
     if ask.session_start {
         for scoped in &stores {
-            if let Some(catalogue) = read::catalogue(scoped, now)? {
+            if let Some(catalogue) = read::catalogue(config.cache_dir(), scoped, now)? {
                 context.catalogues.push(catalogue);
             }
         }
@@ -83,7 +83,7 @@ pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
         .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?)))
     {
         let warnings = &mut context.warnings;
-        context.records = choose::recall(&stores, &query, prompt, ask, now, warnings)?;
+        context.records = choose::recall(config, &stores, &query, prompt, ask, now, warnings)?;
     }
     Ok(context)
 }

@@ -2,6 +2,8 @@
 //! text from its file, with secrets kept from the agent, whose context may
 //! be logged or sent on.
 
+use std::path::Path;
+
 use jiff::Timestamp;
 use mdindex::{Hit, Index};
 use mdstore::catalog;
@@ -19,7 +21,11 @@ use crate::stores::ScopedStore;
 /// store has no `MEMORY.md` (hand-written records, a clone whose
 /// `MEMORY.md` was deleted), one rendered from the current records as
 /// `MEMORY.md` would be. `None` when neither holds any text.
-pub fn catalogue(scoped: &ScopedStore, now: Timestamp) -> Result<Option<Catalogue>, ContextError> {
+pub fn catalogue(
+    cache: &Path,
+    scoped: &ScopedStore,
+    now: Timestamp,
+) -> Result<Option<Catalogue>, ContextError> {
     let path = scoped.store.catalog_path();
     let bytes = mdstore::catalog::disk::read_bounded(&path)
         .map_err(|source| ContextError::ReadCatalogue { path, source })?;
@@ -28,7 +34,7 @@ pub fn catalogue(scoped: &ScopedStore, now: Timestamp) -> Result<Option<Catalogu
         .filter(|text| !text.trim().is_empty());
     let text = match on_disk {
         Some(text) => {
-            let expired: Vec<String> = headers(&scoped.store, Headers::Expiring)
+            let expired: Vec<String> = headers(cache, &scoped.store, Headers::Expiring)
                 .iter()
                 .filter(|s| has_expired(&s.meta, now))
                 .map(|s| format!("]({})", catalog::link_target(&s.rel_path)))
@@ -39,7 +45,7 @@ pub fn catalogue(scoped: &ScopedStore, now: Timestamp) -> Result<Option<Catalogu
                 .collect()
         }
         None => {
-            let current: Vec<Summary> = headers(&scoped.store, Headers::All)
+            let current: Vec<Summary> = headers(cache, &scoped.store, Headers::All)
                 .into_iter()
                 .filter(|s| !has_expired(&s.meta, now))
                 .collect();
@@ -76,10 +82,9 @@ enum Headers {
 /// cheap with a watcher, a stat of every file without, built when missing,
 /// as the first prompt would build it), else, when the cache folder cannot
 /// hold one, from the files themselves.
-fn headers(store: &Store, which: Headers) -> Vec<Summary> {
+fn headers(cache: &Path, store: &Store, which: Headers) -> Vec<Summary> {
     let from_index = || -> Result<Vec<Summary>, mdindex::Error> {
-        let cache = mdindex::cache_dir_from_env();
-        let mut index = Index::open(store, &cache, &mut |_| {})?.index;
+        let mut index = Index::open(store, cache, &mut |_| {})?.index;
         index.sync()?;
         match which {
             Headers::Expiring => index.expiring(),

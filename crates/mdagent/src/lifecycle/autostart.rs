@@ -12,7 +12,8 @@
 //! A value that cannot be read turns its job off and says why: memctl does
 //! less, never more, when it cannot tell what was meant.
 
-use crate::config::store_file as settings;
+use crate::Config;
+use crate::config::{AUTO_DREAM_VAR, AUTO_WATCH_VAR, store_file as settings};
 use crate::stores::ScopedStore;
 
 /// The jobs allowed, and what to say about the settings.
@@ -23,13 +24,8 @@ pub struct Autostart {
     pub warnings: Vec<String>,
 }
 
-/// The variable that decides the watcher.
-pub const WATCH_VAR: &str = "MEMCTL_AUTO_WATCH";
-/// The variable that decides `dream --auto`.
-pub const DREAM_VAR: &str = "MEMCTL_AUTO_DREAM";
-
 /// What the environment and `stores`' settings allow.
-pub fn autostart(stores: &[ScopedStore]) -> Autostart {
+pub fn autostart(config: &Config, stores: &[ScopedStore]) -> Autostart {
     let mut warnings = Vec::new();
     let mut files = Vec::new();
     for scoped in stores {
@@ -46,20 +42,19 @@ pub fn autostart(stores: &[ScopedStore]) -> Autostart {
             }
         }
     }
-    let mut decide = |var: &str, in_file: &dyn Fn(&settings::HookSettings) -> Option<bool>| {
-        match env_switch(var) {
+    let mut decide =
+        |var: &'static str, in_file: &dyn Fn(&settings::HookSettings) -> Option<bool>| match config
+            .switch(var)
+        {
             Ok(Some(on)) => on,
             Ok(None) => !files.iter().any(|f| in_file(f) == Some(false)),
-            Err(shown) => {
-                warnings.push(format!(
-                    "{var}={shown} is neither on nor off; the job it decides is not started"
-                ));
+            Err(e) => {
+                warnings.push(format!("{e}; the job it decides is not started"));
                 false
             }
-        }
-    };
-    let watch = decide(WATCH_VAR, &|f| f.watch);
-    let dream = decide(DREAM_VAR, &|f| f.dream);
+        };
+    let watch = decide(AUTO_WATCH_VAR, &|f| f.watch);
+    let dream = decide(AUTO_DREAM_VAR, &|f| f.dream);
     Autostart {
         watch,
         dream,
@@ -67,42 +62,9 @@ pub fn autostart(stores: &[ScopedStore]) -> Autostart {
     }
 }
 
-/// A switch variable: `Ok(None)` when unset or empty, `Err` with the value
-/// as it may be shown when it is neither on nor off.
-fn env_switch(var: &str) -> Result<Option<bool>, String> {
-    let Some(value) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    let text = value.to_string_lossy();
-    parse_switch(&text)
-        .map(Some)
-        .ok_or_else(|| format!("{:?}", mdstore::escape::for_message(&text, 40)))
-}
-
-fn parse_switch(text: &str) -> Option<bool> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "on" | "true" | "yes" => Some(true),
-        "0" | "off" | "false" | "no" => Some(false),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn switches_read_on_and_off_and_nothing_else() {
-        for on in ["1", "on", "TRUE", " yes "] {
-            assert_eq!(parse_switch(on), Some(true), "{on}");
-        }
-        for off in ["0", "off", "False", "no"] {
-            assert_eq!(parse_switch(off), Some(false), "{off}");
-        }
-        for other in ["", "2", "offf", "on;rm -rf /", "\u{202e}on"] {
-            assert_eq!(parse_switch(other), None, "{other:?}");
-        }
-    }
 
     #[test]
     fn any_store_turning_a_job_off_turns_it_off_and_a_broken_file_turns_both_off() {
@@ -122,17 +84,36 @@ mod tests {
         let no_watch = store("no-watch", "[hooks]\nwatch = false\n");
         let yes = store("yes", "[hooks]\nwatch = true\ndream = true\n");
         let broken = store("broken", "[hooks]\nwatch = maybe\n");
-        // Without MEMCTL_AUTO_* in the test's environment (the tests never set it).
-        if std::env::var_os(WATCH_VAR).is_some() || std::env::var_os(DREAM_VAR).is_some() {
-            eprintln!("SKIPPED: {WATCH_VAR} or {DREAM_VAR} is set in this environment");
-            return;
-        }
-        let all_on = autostart(std::slice::from_ref(&plain));
+        let config = Config::resolve(
+            crate::config::Environment::from_vars([("HOME", "/h")]),
+            None,
+            false,
+        );
+        let all_on = autostart(&config, std::slice::from_ref(&plain));
         assert!(all_on.watch && all_on.dream && all_on.warnings.is_empty());
-        let off = autostart(&[yes.clone(), no_watch]);
+        let off = autostart(&config, &[yes.clone(), no_watch.clone()]);
         assert!(!off.watch && off.dream, "{off:?}");
-        let broken = autostart(&[yes, broken]);
+        let broken = autostart(&config, &[yes.clone(), broken]);
         assert!(!broken.watch && !broken.dream);
         assert!(broken.warnings[0].contains(".memctl.toml"), "{broken:?}");
+        // The user's variable decides over every store's file.
+        let env = [
+            ("HOME", "/h"),
+            (AUTO_WATCH_VAR, "on"),
+            (AUTO_DREAM_VAR, "off"),
+        ];
+        let said = Config::resolve(crate::config::Environment::from_vars(env), None, false);
+        let decided = autostart(&said, &[yes, no_watch]);
+        assert!(decided.watch && !decided.dream, "{decided:?}");
+        let env = [("HOME", "/h"), (AUTO_WATCH_VAR, "maybe")];
+        let unclear = Config::resolve(crate::config::Environment::from_vars(env), None, false);
+        let unclear = autostart(&unclear, std::slice::from_ref(&plain));
+        assert!(!unclear.watch && unclear.dream, "{unclear:?}");
+        assert_eq!(
+            unclear.warnings,
+            [
+                "MEMCTL_AUTO_WATCH=\"maybe\" is neither on nor off; the job it decides is not started"
+            ]
+        );
     }
 }

@@ -16,6 +16,8 @@ use std::process::{Command, Stdio};
 
 use mdstore::Store;
 
+use crate::Config;
+
 /// A log is cut back to nothing before a job appends to it beyond this.
 const MAX_LOG_BYTES: u64 = 1024 * 1024;
 
@@ -76,8 +78,8 @@ pub enum JobError {
 }
 
 /// Where `job` of `store` writes its output: `<cache>/<store's index name>.<job>.log`.
-pub fn log_path(store: &Store, job: Job) -> PathBuf {
-    crate::cache_file(store, &format!("{}.log", job.name()))
+pub fn log_path(config: &Config, store: &Store, job: Job) -> PathBuf {
+    crate::cache_file(config, store, &format!("{}.log", job.name()))
 }
 
 /// Starts `launcher`'s program with `args`, detached, and returns without

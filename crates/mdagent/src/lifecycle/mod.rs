@@ -21,6 +21,7 @@ use std::time::{Duration, SystemTime};
 use mdindex::{IndexPaths, WatcherState};
 use mdstore::Scope;
 
+use crate::Config;
 use crate::dream_auto::{DreamLock, Gates};
 use crate::stores::ScopedStore;
 pub use jobs::{Job, JobError, Launcher};
@@ -47,13 +48,18 @@ pub enum Moment {
 /// Starts the jobs `moment` calls for on `stores`, as the settings allow
 /// ([`autostart`]); what is returned is to be said on the hook's standard
 /// error (the prompt goes on regardless).
-pub fn start_jobs(launcher: &Launcher, stores: &[ScopedStore], moment: Moment) -> Vec<String> {
+pub fn start_jobs(
+    config: &Config,
+    launcher: &Launcher,
+    stores: &[ScopedStore],
+    moment: Moment,
+) -> Vec<String> {
     let stores = distinct(stores);
-    let allowed = autostart::autostart(&stores);
+    let allowed = autostart::autostart(config, &stores);
     let mut warnings = allowed.warnings;
     if allowed.watch {
         for scoped in &stores {
-            if let Err(e) = start_watcher(launcher, scoped) {
+            if let Err(e) = start_watcher(config, launcher, scoped) {
                 warnings.push(format!(
                     "no watcher started for the {} store: {}",
                     scoped.scope.as_str(),
@@ -64,7 +70,7 @@ pub fn start_jobs(launcher: &Launcher, stores: &[ScopedStore], moment: Moment) -
     }
     if allowed.dream
         && moment == Moment::SessionStart
-        && let Err(why) = start_dream(launcher, &stores)
+        && let Err(why) = start_dream(config, launcher, &stores)
     {
         warnings.push(format!("dream --auto not started: {why}"));
     }
@@ -86,15 +92,15 @@ pub struct KeepWatched {
 
 /// Starts the detached watcher of each of `stores` that has none, when
 /// the settings allow it ([`KeepWatched`]).
-pub fn keep_watched(launcher: &Launcher, stores: &[ScopedStore]) -> KeepWatched {
+pub fn keep_watched(config: &Config, launcher: &Launcher, stores: &[ScopedStore]) -> KeepWatched {
     let stores = distinct(stores);
-    let allowed = autostart::autostart(&stores);
+    let allowed = autostart::autostart(config, &stores);
     if !allowed.watch {
         return KeepWatched::default();
     }
     let mut warnings = allowed.warnings;
     for scoped in &stores {
-        if let Err(e) = start_watcher(launcher, scoped) {
+        if let Err(e) = start_watcher(config, launcher, scoped) {
             warnings.push(format!(
                 "no watcher started for the {} store: {}",
                 scoped.scope.as_str(),
@@ -137,6 +143,7 @@ pub enum LifecycleError {
 /// Code gives its `SessionEnd` hooks 1.5 s. Returns warnings for the
 /// hook's standard error.
 pub fn session_end(
+    config: &Config,
     launcher: &Launcher,
     stores: &[ScopedStore],
     end: &SessionEnd<'_>,
@@ -148,27 +155,28 @@ pub fn session_end(
     let Some(target) = crate::after_session::target(stores) else {
         return Ok(Vec::new());
     };
-    let cache = mdindex::cache_dir_from_env();
-    match crate::after_session::model_configured() {
+    let cache = config.cache_dir();
+    match crate::after_session::model_configured(config) {
         Ok(true) => {}
         Ok(false) => {
-            if let Some(note) = crate::after_session::not_configured_once(&cache) {
-                reports::record(target, Job::Extract, &note);
+            if let Some(note) = crate::after_session::not_configured_once(config) {
+                reports::record(config, target, Job::Extract, &note);
             }
             return Ok(Vec::new());
         }
         Err(e) => {
-            reports::record(target, Job::Extract, &format!("not started: {}", chain(&e)));
+            let said = format!("not started: {}", chain(&e));
+            reports::record(config, target, Job::Extract, &said);
             return Ok(vec![format!("no extract job started: {}", chain(&e))]);
         }
     }
-    if !crate::after_session::due(&cache, end.session_id, end.after_turn) {
+    if !crate::after_session::due(cache, end.session_id, end.after_turn) {
         return Ok(Vec::new());
     }
     let args = crate::after_session::job_args(path, target);
     match jobs::start(
         launcher,
-        &jobs::log_path(&target.store, Job::Extract),
+        &jobs::log_path(config, &target.store, Job::Extract),
         &args,
     ) {
         Ok(()) => Ok(Vec::new()),
@@ -218,13 +226,17 @@ fn store_args(scoped: &ScopedStore) -> Vec<OsString> {
 /// one was started for it within [`WATCH_RETRY`]. Two sessions starting at
 /// once may both start one: the second finds the `.watch` lock taken and
 /// leaves.
-fn start_watcher(launcher: &Launcher, scoped: &ScopedStore) -> Result<(), JobError> {
-    let cache = mdindex::cache_dir_from_env();
-    let paths = IndexPaths::new(&cache, &scoped.store);
+fn start_watcher(
+    config: &Config,
+    launcher: &Launcher,
+    scoped: &ScopedStore,
+) -> Result<(), JobError> {
+    let cache = config.cache_dir();
+    let paths = IndexPaths::new(cache, &scoped.store);
     if mdindex::watcher_state(&paths) != WatcherState::Absent {
         return Ok(());
     }
-    let stamp = crate::cache_file(&scoped.store, "watch-started");
+    let stamp = crate::cache_file(config, &scoped.store, "watch-started");
     let recent = std::fs::metadata(&stamp)
         .and_then(|m| m.modified())
         .ok()
@@ -233,7 +245,7 @@ fn start_watcher(launcher: &Launcher, scoped: &ScopedStore) -> Result<(), JobErr
     // A cache folder that cannot hold the stamp cannot hold an index for a
     // watcher either: the search already says so.
     if recent
-        || std::fs::create_dir_all(&cache)
+        || std::fs::create_dir_all(cache)
             .and_then(|()| std::fs::write(&stamp, b""))
             .is_err()
     {
@@ -246,21 +258,22 @@ fn start_watcher(launcher: &Launcher, scoped: &ScopedStore) -> Result<(), JobErr
         "--idle-exit".into(),
         WATCH_IDLE_MINUTES.to_string().into(),
     ]);
-    jobs::start(launcher, &jobs::log_path(&scoped.store, Job::Watch), &args)
+    let log = jobs::log_path(config, &scoped.store, Job::Watch);
+    jobs::start(launcher, &log, &args)
 }
 
 /// Starts `memctl dream --auto --background` on the session's stores when
 /// the gates that need no scan are open and no dream holds the lock; the
 /// dream checks every gate again itself (and counts the writes), under its
 /// lock, so two sessions never run two dreams.
-fn start_dream(launcher: &Launcher, stores: &[ScopedStore]) -> Result<(), String> {
+fn start_dream(config: &Config, launcher: &Launcher, stores: &[ScopedStore]) -> Result<(), String> {
     let Some(first) = stores.first() else {
         return Ok(());
     };
-    if !Gates::load(stores).time_gates_open(mdstore::clock::now()) {
+    if !Gates::load(config, stores).time_gates_open(config, mdstore::clock::now()) {
         return Ok(());
     }
-    match DreamLock::take(stores) {
+    match DreamLock::take(config, stores) {
         Ok(Some(lock)) => drop(lock),
         Ok(None) => return Ok(()),
         Err(e) => return Err(chain(&e)),
@@ -270,7 +283,8 @@ fn start_dream(launcher: &Launcher, stores: &[ScopedStore]) -> Result<(), String
         None => vec!["--global".into()],
     };
     args.extend(["dream".into(), "--auto".into(), "--background".into()]);
-    jobs::start(launcher, &jobs::log_path(&first.store, Job::Dream), &args).map_err(|e| chain(&e))
+    let log = jobs::log_path(config, &first.store, Job::Dream);
+    jobs::start(launcher, &log, &args).map_err(|e| chain(&e))
 }
 
 /// An error with its causes, for one line of a warning.
@@ -296,6 +310,11 @@ mod tests {
             }
         }
         let dir = tempfile::tempdir().unwrap();
+        let config = Config::resolve(
+            crate::config::Environment::from_vars([("MEMCTL_CACHE_DIR", dir.path())]),
+            None,
+            false,
+        );
         let transcript = dir.path().join("s.jsonl");
         std::fs::write(&transcript, "{}\n").unwrap();
         fn end(path: &Path) -> SessionEnd<'_> {
@@ -305,9 +324,10 @@ mod tests {
                 after_turn: false,
             }
         }
-        assert!(session_end(&no_launcher(), &[], &end(&transcript)).is_ok());
+        assert!(session_end(&config, &no_launcher(), &[], &end(&transcript)).is_ok());
         assert!(
             session_end(
+                &config,
                 &no_launcher(),
                 &[],
                 &SessionEnd {
@@ -322,7 +342,7 @@ mod tests {
             (dir.path(), "regular file"),
             (&dir.path().join("gone.jsonl"), "no such file"),
         ] {
-            let err = session_end(&no_launcher(), &[], &end(path))
+            let err = session_end(&config, &no_launcher(), &[], &end(path))
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(why), "{err}");

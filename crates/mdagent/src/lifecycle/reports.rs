@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::jobs::Job;
+use crate::Config;
 use crate::stores::ScopedStore;
 
 /// Reports kept per store at most; the oldest go first.
@@ -38,8 +39,8 @@ pub struct Report {
 /// Records that `job` on `scoped`'s store did what `message` says. A
 /// report that cannot be written is not worth failing the job for: the
 /// job's log has the same words.
-pub fn record(scoped: &ScopedStore, job: Job, message: &str) {
-    let dir = reports_dir();
+pub fn record(config: &Config, scoped: &ScopedStore, job: Job, message: &str) {
+    let dir = reports_dir(config);
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
@@ -49,7 +50,7 @@ pub fn record(scoped: &ScopedStore, job: Job, message: &str) {
         finished: i64::try_from(now.as_secs()).unwrap_or(i64::MAX),
         message: message.to_string(),
     };
-    let prefix = prefix(scoped);
+    let prefix = prefix(config, scoped);
     let name = format!("{prefix}{:020}-{}.json", now.as_nanos(), std::process::id());
     // Plain data always serialises.
     let text = serde_json::to_string(&report).unwrap_or_default();
@@ -59,11 +60,11 @@ pub fn record(scoped: &ScopedStore, job: Job, message: &str) {
 }
 
 /// Every report of `stores`, oldest first, each removed as it is taken.
-pub fn take(stores: &[ScopedStore]) -> Vec<Report> {
-    let dir = reports_dir();
+pub fn take(config: &Config, stores: &[ScopedStore]) -> Vec<Report> {
+    let dir = reports_dir(config);
     let mut taken = Vec::new();
     for scoped in stores {
-        for path in files_of(&dir, &prefix(scoped)) {
+        for path in files_of(&dir, &prefix(config, scoped)) {
             let report = read(&path);
             // Removed first: a report another session took meanwhile is
             // not said twice.
@@ -97,13 +98,13 @@ pub fn lines(reports: &[Report]) -> Vec<String> {
         .collect()
 }
 
-fn reports_dir() -> PathBuf {
-    mdindex::cache_dir_from_env().join("job-reports")
+fn reports_dir(config: &Config) -> PathBuf {
+    config.cache_dir().join("job-reports")
 }
 
 /// `<store's index name>.`: every report file of a store starts with it.
-fn prefix(scoped: &ScopedStore) -> String {
-    let db = mdindex::IndexPaths::new(&mdindex::cache_dir_from_env(), &scoped.store).db;
+fn prefix(config: &Config, scoped: &ScopedStore) -> String {
+    let db = mdindex::IndexPaths::new(config.cache_dir(), &scoped.store).db;
     let stem = db.file_stem().map(|s| s.to_string_lossy().into_owned());
     format!("{}.", stem.unwrap_or_default())
 }

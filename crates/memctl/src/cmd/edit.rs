@@ -18,7 +18,7 @@ use crate::ui::{self, Ui};
 
 pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = mdagent::records::find(config, &args.id)?;
-    editor_or_terminal()?;
+    editor_or_terminal(config)?;
     let store = &scoped.store;
     let path = store.root().join(&record.rel_path);
     let original = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -41,17 +41,17 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         scratch: &scratch,
         original: &original,
     };
-    let edited = match session.edit_until_valid(ui)? {
+    let edited = match session.edit_until_valid(config, ui)? {
         Ok(text) => text,
         Err(exit) => return Ok(exit),
     };
 
     let now = mdstore::clock::now();
-    let mut txn = index_sink::begin(store)?;
+    let mut txn = index_sink::begin(config, store, config.lock_timeout()?)?;
     ui.warn_repaired(store.root(), txn.recovered());
     let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
     let revision = saved.as_ref().map_or(0, |r| *r);
-    let committed = txn.commit(&mut index_sink::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
     if let Ok(Some(catalog)) = &committed.catalog {
         ui.note_catalog(catalog);
     }
@@ -83,6 +83,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
     crate::git::commit::after_write(
+        config,
         ui,
         store.root(),
         args.commit,
@@ -100,19 +101,12 @@ struct Session<'a> {
     original: &'a [u8],
 }
 
-/// `$VISUAL`, else `$EDITOR`, when one is set.
-fn configured_editor() -> Option<String> {
-    ["VISUAL", "EDITOR"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
-}
-
 /// With no editor set and no terminal, `vi` would draw its screen into a
 /// pipe and fail: refused before anything starts, as `remember` refuses to
 /// ask without a terminal (SPEC §9: exit 2).
-pub fn editor_or_terminal() -> Result<(), Failure> {
+pub fn editor_or_terminal(config: &Config) -> Result<(), Failure> {
     use std::io::IsTerminal;
-    if configured_editor().is_some()
+    if config.editor().is_some()
         || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal())
     {
         return Ok(());
@@ -126,8 +120,11 @@ pub fn editor_or_terminal() -> Result<(), Failure> {
 /// Runs `$VISUAL`, else `$EDITOR`, else `vi` on `file` (through `sh`, as
 /// git does, so that an editor set as `code --wait` works); returns the
 /// editor's name and how it exited.
-pub fn run_editor(file: &Path) -> anyhow::Result<(String, std::process::ExitStatus)> {
-    let editor = configured_editor().unwrap_or_else(|| "vi".to_string());
+pub fn run_editor(
+    config: &Config,
+    file: &Path,
+) -> anyhow::Result<(String, std::process::ExitStatus)> {
+    let editor = config.editor().unwrap_or("vi").to_string();
     let status = Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
@@ -141,9 +138,9 @@ pub fn run_editor(file: &Path) -> anyhow::Result<(String, std::process::ExitStat
 impl Session<'_> {
     /// Runs the editor until the copy is a valid record (`Ok(text)`), or the
     /// person gives up or changes nothing (`Err(exit)`).
-    fn edit_until_valid(&self, ui: &Ui) -> anyhow::Result<Result<String, Exit>> {
+    fn edit_until_valid(&self, config: &Config, ui: &Ui) -> anyhow::Result<Result<String, Exit>> {
         loop {
-            let (editor, status) = run_editor(self.scratch)?;
+            let (editor, status) = run_editor(config, self.scratch)?;
             if !status.success() {
                 ui.error(
                     &format!("the editor {editor:?} exited with {status}; nothing was saved"),

@@ -35,7 +35,7 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
             Ok((_, outcome)) => outcome.clone(),
             Err(e) => Outcome::failed(&failure::classify(e).1),
         };
-        after_session::record(&target, &outcome);
+        after_session::record(config, &target, &outcome);
     }
     result.map(|(exit, _)| exit)
 }
@@ -43,15 +43,15 @@ pub fn run(config: &Config, ui: &Ui, args: ExtractArgs) -> anyhow::Result<Exit> 
 /// The run, and what it came to for the after-session report.
 fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit, Outcome)> {
     let target = stores::write_target(config, stores::default_scope(config));
-    warn_of_store_settings(ui, target.as_ref().ok());
-    let Some(model) = model_source::model_command(args.llm_cmd.as_deref())? else {
+    warn_of_store_settings(config, ui, target.as_ref().ok());
+    let Some(model) = model_source::model_command(config, args.llm_cmd.as_deref())? else {
         return Err(Failure::bad_input(
             "extract needs a model command to propose candidates; memctl does not invent memory",
         )
         .with_hint(format!(
             "give --llm-cmd, set {}, or write [model] command = [\"claude\", \"-p\"] in your {}: {LLM_CMD_EXAMPLE}",
-            model_source::ENV_VAR,
-            user_config_shown()
+            mdagent::config::LLM_CMD_VAR,
+            user_config_shown(config)
         ))
         .into());
     };
@@ -68,8 +68,8 @@ fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit
     let target = target?;
     // The variables of this run, read before the model is asked: a bad
     // value must not cost a call (the lock's is read again to write).
-    let timeout = model_cmd::timeout_from_env()?;
-    mdstore::lock::timeout_from_env()?;
+    let timeout = config.model_timeout()?;
+    config.lock_timeout()?;
     let conversation = transcript::read(&args.transcript)?;
     let shown = ui::shown_path(&args.transcript);
     if conversation.messages.is_empty() {
@@ -199,7 +199,7 @@ fn keep_pending(
     shown: &str,
     found: Found,
 ) -> anyhow::Result<(Exit, Outcome)> {
-    let auto_accept = model_source::load_user_config()?.0.extract.auto_accept;
+    let auto_accept = config.user_file().model()?.extract.auto_accept;
     let batch = |dry_run: bool| Batch {
         yes: !dry_run,
         dry_run,
@@ -254,7 +254,7 @@ fn keep_pending(
         WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
         WriteTarget::Missing { dir, .. } => dir.clone(),
     };
-    let added = pending::add(&root, &passed, shown, &found.session)?;
+    let added = pending::add(config, &root, &passed, shown, &found.session)?;
     ui.note(&format!(
         "extract: {} from {shown} now wait for `memctl review`{}{}{}.",
         ui::count(added.added, "candidate", "candidates"),
@@ -288,7 +288,7 @@ fn keep_pending(
     let outcome = if added.added > 0 {
         Outcome::Waiting {
             new: added.added,
-            waiting: pending::load(&root)?.len(),
+            waiting: pending::load(config, &root)?.len(),
             saved,
             others,
         }
@@ -302,18 +302,22 @@ fn keep_pending(
 
 /// One warning for each key of the store's `.memctl.toml` that memctl
 /// ignores because the file is shared (a model command, auto-accept).
-pub fn warn_of_store_settings(ui: &Ui, target: Option<&WriteTarget>) {
+pub fn warn_of_store_settings(config: &Config, ui: &Ui, target: Option<&WriteTarget>) {
     if let Some(WriteTarget::Existing(scoped)) = target {
-        for warning in model_source::workspace_warnings(scoped.store.root()) {
+        for warning in model_source::workspace_warnings(config, scoped.store.root()) {
             ui.warn(&warning);
         }
     }
 }
 
-fn user_config_shown() -> String {
-    model_source::user_config_path().map_or("~/.config/memctl/config.toml".to_string(), |p| {
-        ui::shown_path(&p)
-    })
+fn user_config_shown(config: &Config) -> String {
+    config
+        .folders()
+        .user_config
+        .as_ref()
+        .map_or("~/.config/memctl/config.toml".to_string(), |p| {
+            ui::shown_path(p)
+        })
 }
 
 fn model_failure(error: ModelCmdError, model: &ModelCommand) -> Failure {

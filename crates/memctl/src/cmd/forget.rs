@@ -38,7 +38,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
         }
     };
     let store = &scoped.store;
-    let targets = find_targets(store, scope, &args.ids)?;
+    let targets = find_targets(config, store, scope, &args.ids)?;
     let mut plan = String::new();
     for summary in &targets {
         plan += &format!(
@@ -55,7 +55,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::NotConfirmed);
     }
 
-    let mut txn = index_sink::begin(store)?;
+    let mut txn = index_sink::begin(config, store, config.lock_timeout()?)?;
     ui.warn_repaired(store.root(), txn.recovered());
     let now = Timestamp::now();
     let mut failed = None;
@@ -83,7 +83,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     }
     // What was forgotten before a failure stays forgotten: MEMORY.md and the
     // index must say so too.
-    let committed = txn.commit(&mut index_sink::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
     if let Ok(Some(catalog)) = &committed.catalog {
         ui.note_catalog(catalog);
     }
@@ -95,6 +95,7 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     )?;
     let ids: Vec<String> = targets.iter().map(|s| s.id.clone()).collect();
     git::commit::after_write(
+        config,
         ui,
         store.root(),
         args.commit,
@@ -106,8 +107,13 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
 
 /// The records to forget, as the store is before the lock: shown for
 /// confirmation, and forgotten again by id under the lock.
-fn find_targets(store: &Store, scope: Scope, ids: &[String]) -> anyhow::Result<Vec<Summary>> {
-    let view = index_sink::view_for_write(store);
+fn find_targets(
+    config: &Config,
+    store: &Store,
+    scope: Scope,
+    ids: &[String],
+) -> anyhow::Result<Vec<Summary>> {
+    let view = index_sink::view_for_write(config.cache_dir(), store);
     let mut targets = Vec::new();
     for id in ids {
         if let Some(summary) = view.find(id) {

@@ -5,7 +5,7 @@ use anyhow::Context;
 use mdagent::Config;
 use mdagent::stores::{self, WORKSPACE_DIR};
 use mdstore::catalog;
-use mdstore::lock::{self, StoreLock};
+use mdstore::lock::StoreLock;
 use mdstore::view::StoreView;
 
 use crate::cli::InitArgs;
@@ -14,11 +14,12 @@ use crate::ui::Ui;
 
 pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
     let dir = if config.global {
-        stores::global_dir()?
+        stores::global_dir(config)?
     } else if let Some((dir, _)) = stores::named_workspace_dir(config) {
         dir
     } else {
-        std::env::current_dir()
+        config
+            .cwd()
             .context("cannot read the current folder")?
             .join(WORKSPACE_DIR)
     };
@@ -29,7 +30,7 @@ pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
     };
     stores::refuse_file_as_store(&named, &dir)?;
     // Before anything is created: a bad MEMCTL_LOCK_TIMEOUT_MS creates nothing.
-    let lock_timeout = lock::timeout_from_env()?;
+    let lock_timeout = config.lock_timeout()?;
     let existed = dir.is_dir();
     let store = stores::create(stores::default_scope(config), &dir)?.store;
     let _lock = StoreLock::acquire(store.root(), lock_timeout)?;

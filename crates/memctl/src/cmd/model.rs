@@ -6,38 +6,40 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use mdagent::Config;
+use mdagent::config::EMBED_MODEL_VAR;
 use mdagent::semantic::{self, Availability};
 
 use crate::cli::{ModelArgs, ModelCommand};
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
 
-pub fn run(ui: &Ui, args: ModelArgs) -> anyhow::Result<Exit> {
+pub fn run(config: &Config, ui: &Ui, args: ModelArgs) -> anyhow::Result<Exit> {
     match args.command {
-        ModelCommand::Install { from } => install(ui, from.as_deref()),
-        ModelCommand::Status => status(),
+        ModelCommand::Install { from } => install(config, ui, from.as_deref()),
+        ModelCommand::Status => status(config),
     }
 }
 
 /// The model to search with, loaded; `None` when semantic matching is off,
 /// saying why (once) when it is on but cannot be used.
-pub fn in_force(ui: &Ui) -> Option<Box<mdembed::Model>> {
+pub fn in_force(config: &Config, ui: &Ui) -> Option<Box<mdembed::Model>> {
     let mut warnings = Vec::new();
-    let model = semantic::in_force(&mut warnings);
+    let model = semantic::in_force(config, &mut warnings);
     warnings.iter().for_each(|line| ui.warn(line));
     model
 }
 
-fn default_dir() -> anyhow::Result<PathBuf> {
-    mdembed::default_model_dir().ok_or_else(|| {
+fn default_dir(config: &Config) -> anyhow::Result<PathBuf> {
+    config.default_model_dir().ok_or_else(|| {
         Failure::bad_input("cannot choose where to install the model")
             .with_hint("set XDG_DATA_HOME or HOME to an absolute path")
             .into()
     })
 }
 
-fn install(ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
-    let dest = default_dir()?;
+fn install(config: &Config, ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
+    let dest = default_dir(config)?;
     match from {
         Some(file) => {
             mdembed::install_from_file(file, &dest).with_context(|| {
@@ -47,27 +49,27 @@ fn install(ui: &Ui, from: Option<&Path>) -> anyhow::Result<Exit> {
         None => download(ui, &dest)?,
     }
     // The file and its folder may not exist yet: say so, with the folder.
-    let config = mdagent::model_source::user_config_path().map_or_else(
+    let user_config = config.folders().user_config.as_ref().map_or_else(
         || "your memctl config.toml".to_string(),
         |p| match p.parent().filter(|dir| !dir.is_dir()) {
             Some(dir) => format!(
                 "{} (create it: mkdir -p {})",
-                ui::shown_path(&p),
+                ui::shown_path(p),
                 ui::shown_path(dir)
             ),
-            None => ui::shown_path(&p),
+            None => ui::shown_path(p),
         },
     );
     ui::print(&format!(
         "installed {} at {} (Apache-2.0, its LICENSE beside it)\n\
-         semantic matching stays off until you turn it on: add to {config}\n\
+         semantic matching stays off until you turn it on: add to {user_config}\n\
          \n  [semantic]\n  model = {:?}\n\n\
          or set {}={}, then run `memctl reindex` to embed the records at once\n\
          (otherwise the first search embeds them: half a minute or more for 10,000)\n",
         mdembed::MODEL_NAME,
         ui::shown_path(&dest),
         dest.display().to_string(),
-        mdembed::ENV_VAR,
+        EMBED_MODEL_VAR,
         ui::shown_path(&dest),
     ))?;
     Ok(Exit::Ok)
@@ -108,15 +110,18 @@ fn download(_ui: &Ui, _dest: &Path) -> anyhow::Result<()> {
         .into())
 }
 
-fn status() -> anyhow::Result<Exit> {
-    let setting = semantic::model_setting();
-    let env = std::env::var_os(mdembed::ENV_VAR).filter(|v| !v.is_empty());
+fn status(config: &Config) -> anyhow::Result<Exit> {
+    let setting = config.user_file().semantic_model();
+    let env = config.embed_model_var();
     let mut out = String::new();
     let named_by = match (&env, &setting) {
-        (Some(_), _) => mdembed::ENV_VAR.to_string(),
-        (None, Ok(Some(_))) => mdagent::model_source::user_config_path()
+        (Some(_), _) => EMBED_MODEL_VAR.to_string(),
+        (None, Ok(Some(_))) => config
+            .folders()
+            .user_config
+            .as_ref()
             .map_or_else(String::new, |p| {
-                format!("[semantic] model in {}", ui::shown_path(&p))
+                format!("[semantic] model in {}", ui::shown_path(p))
             }),
         _ => String::new(),
     };
@@ -126,7 +131,7 @@ fn status() -> anyhow::Result<Exit> {
             Exit::NothingOrProblems
         }
         _ => {
-            let path = mdembed::configured_path(env.clone(), setting.ok().flatten().as_deref());
+            let path = env.or_else(|| setting.ok().flatten().map(Path::to_path_buf));
             match mdembed::open_at(path) {
                 Availability::NotConfigured => {
                     out += "semantic matching: off (no model named)\n";
@@ -148,7 +153,7 @@ fn status() -> anyhow::Result<Exit> {
             }
         }
     };
-    if let Ok(dir) = default_dir() {
+    if let Ok(dir) = default_dir(config) {
         let installed = dir.join(mdembed::MODEL_FILE).is_file();
         out += &format!(
             "installed model: {}\n",

@@ -17,19 +17,19 @@ pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> 
             .with_hint("run `memctl init` in your project's root, or pass --store DIR")
             .into());
     }
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     let mut exit = Exit::Ok;
     // Only a rebuild embeds: `--check` compares the words.
     let mut model = if args.check {
         None
     } else {
-        super::model::in_force(ui)
+        super::model::in_force(config, ui)
     };
     for scoped in &stores {
         let root = scoped.store.root().display().to_string();
         if args.check {
             let mut out = String::new();
-            match Index::open_existing(&scoped.store, &cache) {
+            match Index::open_existing(&scoped.store, cache) {
                 Err(mdindex::Error::Unusable { cause, .. }) => {
                     out += &format!("{root}: the index cannot be used: {cause}\n");
                     exit = Exit::NothingOrProblems;
@@ -60,7 +60,7 @@ pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> 
         }
         let mut bar = ProgressBar::new(ui);
         let Opened { mut index, rebuilt } =
-            Index::open(&scoped.store, &cache, &mut |p| bar.update(p))
+            Index::open(&scoped.store, cache, &mut |p| bar.update(p))
                 .with_context(|| format!("cannot open the index of {root}"))?;
         let report = match rebuilt {
             Some(report) => report,

@@ -42,7 +42,7 @@ struct Place<'a> {
 pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
     let target = stores::write_target(config, scope)?;
-    super::extract::warn_of_store_settings(ui, Some(&target));
+    super::extract::warn_of_store_settings(config, ui, Some(&target));
     let root = match &target {
         WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
         WriteTarget::Missing { dir, .. } => dir.clone(),
@@ -53,7 +53,7 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
         scope,
         root,
     };
-    let entries = pending::load(&place.root)?;
+    let entries = pending::load(place.config, &place.root)?;
     if entries.is_empty() {
         ui.note("No candidates wait for review.");
         if args.json {
@@ -85,7 +85,7 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
             break;
         }
     }
-    let left = pending::load(&place.root)?.len();
+    let left = pending::load(place.config, &place.root)?.len();
     if left > 0 {
         ui.note(&format!(
             "{} still wait; run `memctl review` again.",
@@ -127,12 +127,12 @@ fn accept_all(ui: &Ui, place: &Place<'_>, entries: &[Entry]) -> anyhow::Result<E
     for (entry, status) in entries.iter().zip(&statuses) {
         if is_settled(status) {
             if matches!(*status, "saved" | "noop") {
-                pending::decide(&place.root, entry, Decision::Accepted)?;
+                pending::decide(place.config, &place.root, entry, Decision::Accepted)?;
             }
             done.push(entry.key.clone());
         }
     }
-    pending::remove(&place.root, &done)?;
+    pending::remove(place.config, &place.root, &done)?;
     Ok(exit)
 }
 
@@ -160,7 +160,7 @@ fn review_one(
         )?;
         if statuses.first() != Some(&"dry-run") {
             // Refused, or already stored: nothing to accept; said above.
-            pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
+            pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
             return Ok(true);
         }
         match ask(rows.first())? {
@@ -172,19 +172,19 @@ fn review_one(
                         .first()
                         .is_some_and(|s| matches!(*s, "saved" | "noop"))
                     {
-                        pending::decide(&place.root, entry, Decision::Accepted)?;
+                        pending::decide(place.config, &place.root, entry, Decision::Accepted)?;
                     }
-                    pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
+                    pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
                 }
                 return Ok(true);
             }
             Choice::Discard => {
-                pending::decide(&place.root, entry, Decision::Skipped)?;
-                pending::remove(&place.root, std::slice::from_ref(&entry.key))?;
+                pending::decide(place.config, &place.root, entry, Decision::Skipped)?;
+                pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
                 return Ok(true);
             }
             Choice::Edit => {
-                if let Some(edited) = edit(ui, &current)? {
+                if let Some(edited) = edit(place.config, ui, &current)? {
                     current.candidate = edited;
                 }
             }
@@ -302,7 +302,7 @@ fn ask(row: Option<&Value>) -> anyhow::Result<Choice> {
 
 /// The candidate as JSON in the person's editor; the edited JSON when it
 /// is still a candidate, else `None` (why is said, the original kept).
-fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<Value>> {
+fn edit(config: &Config, ui: &Ui, entry: &Entry) -> anyhow::Result<Option<Value>> {
     let scratch = tempfile::Builder::new()
         .prefix("memctl-review-")
         .suffix(".json")
@@ -311,7 +311,7 @@ fn edit(ui: &Ui, entry: &Entry) -> anyhow::Result<Option<Value>> {
         scratch.path(),
         serde_json::to_string_pretty(&entry.candidate)?,
     )?;
-    let (editor, status) = super::edit::run_editor(scratch.path())?;
+    let (editor, status) = super::edit::run_editor(config, scratch.path())?;
     if !status.success() {
         ui.warn(&format!(
             "the editor {editor:?} exited with {status}; the candidate is unchanged"

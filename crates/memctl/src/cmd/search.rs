@@ -23,12 +23,12 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         .filter(|s| wanted.contains(&s.scope))
         .collect();
     if stores.is_empty() {
-        return Err(no_store_to_search(&wanted)?.into());
+        return Err(no_store_to_search(config, &wanted)?.into());
     }
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     let mut per_store: Vec<(Scope, Vec<Hit>)> = Vec::new();
     let mut said_temporary = false;
-    let mut model = super::model::in_force(ui);
+    let mut model = super::model::in_force(config, ui);
     let asked = mdagent::search::Asked {
         query: &query,
         text: &text,
@@ -39,7 +39,7 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         let mut bar = ProgressBar::new(ui);
         let progress = &mut |p| bar.update(p);
         let (store, model_ref) = (&scoped.store, model.as_deref());
-        let outcome = mdagent::search::search_store(store, &cache, &asked, model_ref, progress)
+        let outcome = mdagent::search::search_store(store, cache, &asked, model_ref, progress)
             .map_err(|e| search_failure(&text, e))
             .with_context(|| {
                 format!(
@@ -134,11 +134,11 @@ fn wanted_scopes(config: &Config, arg: Option<SearchScope>, query: &Query) -> Ve
 }
 
 /// Why none of the `wanted` stores can be searched, naming the store asked for.
-fn no_store_to_search(wanted: &[Scope]) -> anyhow::Result<Failure> {
+fn no_store_to_search(config: &Config, wanted: &[Scope]) -> anyhow::Result<Failure> {
     Ok(match wanted {
         [Scope::Global] => Failure::bad_input(format!(
             "no global store to search: {} does not exist",
-            stores::global_dir()?.display()
+            stores::global_dir(config)?.display()
         ))
         .with_hint("create it with `memctl init --global`"),
         [Scope::Workspace] => Failure::bad_input("no workspace store to search here")

@@ -47,7 +47,7 @@ pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit>
         ),
         None => {}
     }
-    let global_dir = stores::global_dir()?;
+    let global_dir = stores::global_dir(config)?;
     if global_dir.is_dir() {
         found.push((Scope::Global, global_dir));
     } else {
@@ -55,7 +55,7 @@ pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit>
         absent(Scope::Global, Some(&global_dir), "not created", said);
     }
     for (scope, dir) in found {
-        let (text, value) = store_status(scope, &Store::open(&dir)?);
+        let (text, value) = store_status(config, scope, &Store::open(&dir)?);
         // In the order they are printed: the workspace store first.
         let at = if scope == Scope::Workspace {
             0
@@ -78,10 +78,10 @@ pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit>
 }
 
 /// A store's lines of `memctl status`, and the same as JSON.
-fn store_status(scope: Scope, store: &Store) -> (String, serde_json::Value) {
+fn store_status(config: &Config, scope: Scope, store: &Store) -> (String, serde_json::Value) {
     let view = StoreView::load(store);
     let catalog = catalog_status(store, &view);
-    let (index, watcher) = index_status(store);
+    let (index, watcher) = index_status(config, store);
     let mut out = format!(
         "{} store: {}\n  records: {}{}\n  MEMORY.md: {catalog}\n  index: {index}\n",
         scope.as_str(),
@@ -155,9 +155,8 @@ fn catalog_status(store: &Store, view: &StoreView) -> String {
 
 /// The index and watcher lines of `memctl status`. An index that cannot be
 /// read is reported there, not as a failure of `status`, whose job is to say so.
-fn index_status(store: &Store) -> (String, Option<String>) {
-    let cache = mdindex::cache_dir_from_env();
-    let index = match Index::open_existing(store, &cache) {
+fn index_status(config: &Config, store: &Store) -> (String, Option<String>) {
+    let index = match Index::open_existing(store, config.cache_dir()) {
         Ok(index) => index,
         Err(mdindex::Error::Unusable { cause, .. }) => {
             return (

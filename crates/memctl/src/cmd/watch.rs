@@ -24,7 +24,7 @@ pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
             Failure::bad_input(format!("no {} store to watch here", scope.as_str()))
                 .with_hint("run `memctl init` in your project's root, or pass --store DIR")
         })?;
-    let result = watch(&scoped, ui.verbose, args);
+    let result = watch(config.cache_dir(), &scoped, ui.verbose, args);
     // A watcher started by a hook is watched by no one: a failure is told at
     // the next session start. A store that went away ends its watcher's
     // life, which is nothing to report.
@@ -33,6 +33,7 @@ pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
         && scoped.store.root().is_dir()
     {
         reports::record(
+            config,
             &scoped,
             Job::Watch,
             &format!(
@@ -43,14 +44,18 @@ pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
     result
 }
 
-fn watch(scoped: &ScopedStore, verbose: bool, args: &WatchArgs) -> anyhow::Result<Exit> {
-    let cache = mdindex::cache_dir_from_env();
+fn watch(
+    cache: &std::path::Path,
+    scoped: &ScopedStore,
+    verbose: bool,
+    args: &WatchArgs,
+) -> anyhow::Result<Exit> {
     let options = WatchOptions {
         idle_exit: args
             .idle_exit
             .map(|minutes| Duration::from_secs(minutes * 60)),
     };
-    let started = Watcher::start_with(&scoped.store, &cache, options, move |note| match note {
+    let started = Watcher::start_with(&scoped.store, cache, options, move |note| match note {
         WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
         WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
         WatchNote::Rebuilt(report) => eprintln!(

@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use mdagent::Config;
 use mdstore::Store;
 use mdstore::store::CATALOG_FILE;
 use mdstore::tombstone::TOMBSTONE_DIR;
@@ -66,6 +67,7 @@ pub struct Committed {
 /// it holds, and keeps everything else as it was. A commit git refuses
 /// (a hook said no) changes no index at all.
 pub fn commit_store(
+    cache: &Path,
     store_root: &Path,
     message: &str,
     changed: &[PathBuf],
@@ -85,7 +87,7 @@ pub fn commit_store(
         source,
     })?;
     let prefix = repo.prefix(store_root)?;
-    let on_disk = mdagent::index_sink::view_for_write(&store);
+    let on_disk = mdagent::index_sink::view_for_write(cache, &store);
     let wanted = wanted_paths(changed);
     let temporary = TemporaryIndex::from_head(&repo, store_root)?;
     let commit = &temporary.index;
@@ -164,7 +166,14 @@ fn update_users_index(
 /// says what happened. The write stands whatever git does; a commit that
 /// could not be made is a warning that says why. `dream` calls this with
 /// its own message once its plan is applied.
-pub fn after_write(ui: &Ui, store_root: &Path, asked: bool, message: &str, changed: &[PathBuf]) {
+pub fn after_write(
+    config: &Config,
+    ui: &Ui,
+    store_root: &Path,
+    asked: bool,
+    message: &str,
+    changed: &[PathBuf],
+) {
     let wanted = match configured(store_root) {
         Ok(configured) => asked || configured,
         Err(problem) => {
@@ -175,7 +184,7 @@ pub fn after_write(ui: &Ui, store_root: &Path, asked: bool, message: &str, chang
     if !wanted {
         return;
     }
-    match commit_store(store_root, message, changed) {
+    match commit_store(config.cache_dir(), store_root, message, changed) {
         Ok(CommitOutcome::Committed(committed)) => tell_committed(ui, message, &committed),
         Ok(CommitOutcome::NothingToCommit) => {
             ui.note("Nothing to commit: the store's files are as the last commit has them.");

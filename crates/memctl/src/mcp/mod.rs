@@ -107,7 +107,7 @@ fn start_watchers(config: Config, verbose: bool) -> JoinHandle<Vec<Watcher>> {
             return Vec::new();
         };
         if let Ok(launcher) = mdagent::lifecycle::Launcher::current() {
-            let kept = mdagent::lifecycle::keep_watched(&launcher, &stores);
+            let kept = mdagent::lifecycle::keep_watched(&config, &launcher, &stores);
             for warning in &kept.warnings {
                 eprintln!("warning: {}", ui::shown(warning));
             }
@@ -115,10 +115,10 @@ fn start_watchers(config: Config, verbose: bool) -> JoinHandle<Vec<Watcher>> {
                 return Vec::new();
             }
         }
-        let cache = mdindex::cache_dir_from_env();
+        let cache = config.cache_dir();
         let mut watchers = Vec::new();
         for scoped in &stores {
-            match Watcher::start(&scoped.store, &cache, move |note| match note {
+            match Watcher::start(&scoped.store, cache, move |note| match note {
                 WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
                 WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
                 _ => {}

@@ -36,11 +36,11 @@ pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, Too
     if stores.is_empty() {
         return Err(ToolError::new("no store to search").with_hint(NO_STORE_HINT));
     }
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     let mut per_store = Vec::new();
     let mut notes = Vec::new();
     // As `memctl search`: meaning fused in when the user turned it on.
-    let mut model = mdagent::semantic::in_force(&mut notes);
+    let mut model = mdagent::semantic::in_force(config, &mut notes);
     let asked = mdagent::search::Asked {
         query: &query,
         text: &params.query.0,
@@ -50,7 +50,7 @@ pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, Too
     for scoped in &stores {
         let outcome = mdagent::search::search_store(
             &scoped.store,
-            &cache,
+            cache,
             &asked,
             model.as_deref(),
             &mut |_| {},

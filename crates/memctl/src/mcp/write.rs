@@ -50,9 +50,9 @@ pub fn remember(
         now: mdstore::clock::now(),
     };
     let store = &scoped.store;
-    let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
+    let mut txn = index_sink::begin(config, store, lock_wait(config)?).map_err(|e| busy(&e))?;
     let written = txn.write(&candidate, &options, None);
-    let committed = txn.commit(&mut index_sink::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
     let (mut answer, is_error) = match written {
         Ok(step) => classification(&candidate, scope, store, &step),
         Err(WriteError::Plan(e)) => refused(
@@ -76,7 +76,7 @@ pub fn remember(
             "update"
         };
         let message = format!("remember: {verb} {}", answer.id);
-        commit_if_configured(ui, store, &message, &committed);
+        commit_if_configured(config, ui, store, &message, &committed);
     }
     Ok((answer, is_error))
 }
@@ -84,8 +84,15 @@ pub fn remember(
 /// An agent's write is committed as a person's is when the store's
 /// `.memctl.toml` asks for it (`[git] commit = true`); notes go to
 /// standard error, which is not the protocol's channel.
-fn commit_if_configured(ui: &Ui, store: &Store, message: &str, committed: &txn::Committed) {
-    crate::git::commit::after_write(ui, store.root(), false, message, &committed.changed);
+fn commit_if_configured(
+    config: &Config,
+    ui: &Ui,
+    store: &Store,
+    message: &str,
+    committed: &txn::Committed,
+) {
+    let changed = &committed.changed;
+    crate::git::commit::after_write(config, ui, store.root(), false, message, changed);
 }
 
 /// ADD, UPDATE, NOOP or REFUSED, as the write under the lock decided.
@@ -197,7 +204,7 @@ pub fn forget(
         .map_or_else(|| stores::default_scope(config), |s| s.0);
     let scoped = existing_store(config, scope)?;
     let store = &scoped.store;
-    let mut txn = index_sink::begin(store).map_err(|e| busy(&e))?;
+    let mut txn = index_sink::begin(config, store, lock_wait(config)?).map_err(|e| busy(&e))?;
     // Looked up and read under the lock: what is compared is what is
     // forgotten.
     let Some(summary) = txn.view().find(&id).cloned() else {
@@ -229,7 +236,7 @@ pub fn forget(
         return Ok((answer, true));
     }
     let forgotten = txn.forget(&summary.id, reason, Timestamp::now());
-    let committed = txn.commit(&mut index_sink::IndexSink(store));
+    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
     match forgotten {
         Ok(_) => {}
         Err(ForgetError::NotFound(id)) => {
@@ -246,7 +253,7 @@ pub fn forget(
     };
     note_catalog(&mut answer.outcome, &committed);
     let message = format!("forget: {}", answer.id);
-    commit_if_configured(ui, store, &message, &committed);
+    commit_if_configured(config, ui, store, &message, &committed);
     Ok((answer, false))
 }
 
@@ -333,11 +340,16 @@ fn note_catalog(outcome: &mut Outcome, committed: &txn::Committed) {
 }
 
 fn busy(e: &mdstore::lock::LockError) -> ToolError {
-    let hint = match e {
-        mdstore::lock::LockError::Env(env) => env.hint(),
-        _ => "another memctl is writing to this store; try again in a moment".to_string(),
-    };
-    ToolError::new(format!("{e}; nothing was written")).with_hint(hint)
+    ToolError::new(format!("{e}; nothing was written"))
+        .with_hint("another memctl is writing to this store; try again in a moment")
+}
+
+/// How long to wait for the store's lock; a bad `MEMCTL_LOCK_TIMEOUT_MS`
+/// writes nothing.
+fn lock_wait(config: &Config) -> Result<std::time::Duration, ToolError> {
+    config.lock_timeout().map_err(|e| {
+        ToolError::new(format!("{e}; nothing was written")).with_hint(e.hint().unwrap_or_default())
+    })
 }
 
 /// The id to show: the plan's, unless the name holds a secret.

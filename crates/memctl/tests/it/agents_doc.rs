@@ -230,7 +230,8 @@ fn agents_md_configuration_snippets_parse_and_their_memctl_commands_are_accepted
                 });
                 if table.contains_key("model") {
                     // The user's own config.toml, read as memctl reads it.
-                    if let Err(e) = toml::from_str::<mdagent::model_source::UserConfig>(&block.text)
+                    if let Err(e) =
+                        toml::from_str::<mdagent::config::user_file::UserConfig>(&block.text)
                     {
                         panic!(
                             "docs/agents.md:{}: not a memctl config.toml: {e}",

@@ -46,6 +46,7 @@ pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     {
         let (_, message, _) = failure::classify(e);
         reports::record(
+            config,
             &first,
             Job::Dream,
             &format!("dream --auto failed: {message}; run `memctl dream` to see the plan"),
@@ -72,9 +73,9 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
             .into());
     }
     // Read before the model is asked: a bad value must not cost a call.
-    let lock_timeout = mdstore::lock::timeout_from_env()?;
+    let lock_timeout = config.lock_timeout()?;
     let now = mdstore::clock::now();
-    let Some((_held, gates)) = admit(ui, &stores, &args, now)? else {
+    let Some((_held, gates)) = admit(config, ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
     };
     let oriented = orient(&stores);
@@ -83,8 +84,15 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
             let mut asking =
                 |call: &str| ui.note(&format!("Asking the model command for a plan{call}…"));
             let records = &oriented.records;
-            dream_model::plan(command, records, args.max_delete_pct, now, &mut asking)
-                .map_err(model_failure)?
+            dream_model::plan(
+                config,
+                command,
+                records,
+                args.max_delete_pct,
+                now,
+                &mut asking,
+            )
+            .map_err(model_failure)?
         }
         None => mddream::gather::gather(&oriented.records, now),
     };
@@ -115,22 +123,30 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         None
     } else if confirmed(ui, &args)? {
         let kept_before = preserved_copies(&stores);
-        let applied = apply_plan(&plan, &oriented.records, &stores, now, lock_timeout)?;
+        let applied = apply_plan(config, &plan, &oriented.records, &stores, now, lock_timeout)?;
         for kept in preserved_copies(&stores).difference(&kept_before) {
             ui.warn_preserved(kept);
         }
-        commit_to_git(ui, &args, &plan, &applied, &stores, &oriented.records);
+        commit_to_git(
+            config,
+            ui,
+            &args,
+            &plan,
+            &applied,
+            &stores,
+            &oriented.records,
+        );
         Some(applied)
     } else {
         return Ok(Exit::NotConfirmed);
     };
     gates
-        .unwrap_or_else(|| dream_auto::Gates::load(&stores))
+        .unwrap_or_else(|| dream_auto::Gates::load(config, &stores))
         .dreamt();
     if args.background
         && let Some(message) = background_summary(&plan, applied.as_ref(), &stores)
     {
-        reports::record(&stores[0], Job::Dream, &message);
+        reports::record(config, &stores[0], Job::Dream, &message);
     }
     if !ui.quiet || args.json {
         render::report(&args, &plan, applied.as_ref(), &oriented)?;
@@ -141,12 +157,13 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
 /// The dream lock and, with `--auto`, the gates: `None` when this run is
 /// to skip (another dream runs, or a gate is closed), having said why.
 fn admit(
+    config: &Config,
     ui: &Ui,
     stores: &[ScopedStore],
     args: &DreamArgs,
     now: Timestamp,
 ) -> anyhow::Result<Option<(Option<dream_auto::DreamLock>, Option<dream_auto::Gates>)>> {
-    match dream_auto::admit(stores, args.auto, args.dry_run, now)? {
+    match dream_auto::admit(config, stores, args.auto, args.dry_run, now)? {
         Admission::Run { lock, gates } => Ok(Some((lock, gates))),
         Admission::Busy if args.auto => {
             ui.note("Skipped: another dream is running on this store.");
@@ -195,7 +212,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
         }
         DreamModelError::Env(e) => {
             Failure::bad_input(format!("{e}; nothing was sent and nothing was written"))
-                .with_hint(e.hint())
+                .with_hint(e.hint().unwrap_or_default())
         }
         e @ DreamModelError::NamesWithheld { .. } => {
             Failure::bad_input(format!("--llm-cmd: {e}; nothing was written")).with_hint(
@@ -318,13 +335,17 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, args: &DreamArgs) -> a
 }
 
 fn apply_plan(
+    config: &Config,
     plan: &Plan,
     read: &[mddream::records::DreamRecord],
     stores: &[ScopedStore],
     now: Timestamp,
     lock_timeout: std::time::Duration,
 ) -> anyhow::Result<apply::Applied> {
-    let mut sinks: Vec<IndexSink<'_>> = stores.iter().map(|s| IndexSink(&s.store)).collect();
+    let mut sinks: Vec<IndexSink<'_>> = stores
+        .iter()
+        .map(|s| IndexSink::new(config, &s.store))
+        .collect();
     let mut targets: Vec<Target<'_>> = stores
         .iter()
         .zip(sinks.iter_mut())
@@ -346,6 +367,7 @@ fn apply_plan(
 /// store's `.memctl.toml`), with a message saying what the dream did:
 /// `dream: merge a, b into c; retire d (expired)`.
 fn commit_to_git(
+    config: &Config,
     ui: &Ui,
     args: &DreamArgs,
     plan: &Plan,
@@ -377,7 +399,8 @@ fn commit_to_git(
             continue;
         }
         let message = format!("dream: {}", parts.join("; "));
-        crate::git::commit::after_write(ui, scoped.store.root(), args.commit, &message, &paths);
+        let root = scoped.store.root();
+        crate::git::commit::after_write(config, ui, root, args.commit, &message, &paths);
     }
 }
 

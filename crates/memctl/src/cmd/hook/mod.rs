@@ -144,12 +144,23 @@ fn answer_event(
     name: &str,
     moment: Moment,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
-    if mdagent::stores::named_workspace_dir(config).is_none()
-        && let Some(cwd) = event.get("cwd").and_then(Value::as_str)
-    {
-        std::env::set_current_dir(cwd)
-            .with_context(|| format!("cannot enter the event's cwd {cwd:?}"))?;
-    }
+    // The agent's folder, not the hook's: where its workspace store is.
+    let in_event_folder;
+    let config = match event.get("cwd").and_then(Value::as_str) {
+        Some(cwd) if config.named_store().is_none() => {
+            in_event_folder = config.in_folder(std::path::Path::new(cwd));
+            let entered = in_event_folder
+                .cwd()
+                .map_err(|e| anyhow::anyhow!("{e}"))
+                .and_then(|folder| Ok(std::fs::metadata(folder)?.is_dir()))
+                .with_context(|| format!("cannot enter the event's cwd {cwd:?}"))?;
+            if !entered {
+                bail!("cannot enter the event's cwd {cwd:?}: not a folder");
+            }
+            &in_event_folder
+        }
+        _ => config,
+    };
     match moment {
         Moment::SessionStart => session_start(config, hook, event, name),
         Moment::UserPromptSubmit => user_prompt_submit(config, hook, event, name),
@@ -161,7 +172,7 @@ fn answer_event(
                 after_turn: moment == Moment::TurnEnd,
             };
             let stores = mdagent::stores::read_stores(config)?;
-            let warnings = lifecycle::session_end(&launcher()?, &stores, &end)?;
+            let warnings = lifecycle::session_end(config, &launcher()?, &stores, &end)?;
             for warning in warnings {
                 eprintln!("{}: warning: {}", hook.label, ui::shown(&warning));
             }
@@ -180,7 +191,7 @@ fn session_start(
     event: &Value,
     name: &str,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     // A cleared or compacted conversation no longer holds what was shown
     // before.
     if matches!(
@@ -188,7 +199,7 @@ fn session_start(
         Some("clear" | "compact")
     ) && let Some(id) = event.get("session_id").and_then(Value::as_str)
     {
-        answer::save_or_warn(&hook.label, &Session::empty(&cache, id));
+        answer::save_or_warn(&hook.label, &Session::empty(cache, id));
     }
     let ask = Ask {
         session_start: true,
@@ -198,10 +209,10 @@ fn session_start(
     let context = context::gather(config, &ask)?;
     let (told, after) = if hook.lifecycle {
         let stores = mdagent::stores::read_stores(config)?;
-        let mut told = lifecycle::reports::lines(&lifecycle::reports::take(&stores));
+        let mut told = lifecycle::reports::lines(&lifecycle::reports::take(config, &stores));
         let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
-        told.extend(mdagent::pending::problems(&roots));
-        (told, jobs(stores, JobMoment::SessionStart))
+        told.extend(mdagent::pending::problems(config, &roots));
+        (told, jobs(config, stores, JobMoment::SessionStart))
     } else {
         (Vec::new(), None)
     };
@@ -223,13 +234,13 @@ fn user_prompt_submit(
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
     let prompt = event::field(event, "prompt")?;
     let id = event::field(event, "session_id")?;
-    let cache = mdindex::cache_dir_from_env();
+    let cache = config.cache_dir();
     // Unreadable state only means records may be shown again.
-    let (mut session, readable) = match Session::load(&cache, id) {
+    let (mut session, readable) = match Session::load(cache, id) {
         Ok(session) => (session, true),
         Err(e) => {
             answer::warn_session_state(&hook.label, "not read", e);
-            (Session::empty(&cache, id), false)
+            (Session::empty(cache, id), false)
         }
     };
     let ask = Ask {
@@ -255,7 +266,11 @@ fn user_prompt_submit(
         answer::save_or_warn(&hook.label, &session);
     }
     let after = if hook.lifecycle {
-        jobs(mdagent::stores::read_stores(config)?, JobMoment::Prompt)
+        jobs(
+            config,
+            mdagent::stores::read_stores(config)?,
+            JobMoment::Prompt,
+        )
     } else {
         None
     };
@@ -263,9 +278,14 @@ fn user_prompt_submit(
 }
 
 /// Starting `moment`'s background jobs on `stores`, for after the answer.
-fn jobs(stores: Vec<mdagent::stores::ScopedStore>, moment: JobMoment) -> Option<After> {
+fn jobs(
+    config: &Config,
+    stores: Vec<mdagent::stores::ScopedStore>,
+    moment: JobMoment,
+) -> Option<After> {
+    let config = config.clone();
     Some(Box::new(move || match launcher() {
-        Ok(launcher) => lifecycle::start_jobs(&launcher, &stores, moment),
+        Ok(launcher) => lifecycle::start_jobs(&config, &launcher, &stores, moment),
         Err(e) => vec![format!("no background job started: {e:#}")],
     }))
 }

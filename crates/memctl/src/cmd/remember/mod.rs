@@ -212,7 +212,7 @@ pub fn run_batch_rows(
     for (scope, scoped) in &targets.store_of {
         let store = &scoped.store;
         if batch.yes && !batch.dry_run && !targets.missing.contains_key(scope) {
-            let mut txn = index_sink::begin(store)?;
+            let mut txn = index_sink::begin(config, store, config.lock_timeout()?)?;
             ui.warn_repaired(store.root(), txn.recovered());
             plan_scope(&mut items, *scope, store, from_json, |c| {
                 txn.plan(c, &options)
@@ -220,7 +220,7 @@ pub fn run_batch_rows(
             budget_warnings.extend(budget_warning(&items, *scope, txn.view()));
             held.insert(*scope, txn);
         } else {
-            let view = index_sink::view_for_write(store);
+            let view = index_sink::view_for_write(config.cache_dir(), store);
             plan_scope(&mut items, *scope, store, from_json, |c| {
                 write::plan(store, &view, c, &options)
             })?;
@@ -250,7 +250,15 @@ pub fn run_batch_rows(
             created = targets::create_needed(&targets, &items, ui)?;
         }
     }
-    let catalog_failures = apply_all(ui, &mut items, held, &targets.store_of, &created, &options)?;
+    let catalog_failures = apply_all(
+        config,
+        ui,
+        &mut items,
+        held,
+        &targets.store_of,
+        &created,
+        &options,
+    )?;
     let rows = output::json_rows(&items, &roots);
     let exit = if batch.rows_only {
         output::exit_of(&items, &catalog_failures)
@@ -260,7 +268,8 @@ pub fn run_batch_rows(
     for (scope, scoped) in &targets.store_of {
         if let Some((message, paths)) = saved_in(&items, *scope) {
             let store = &created.get(scope).unwrap_or(scoped).store;
-            crate::git::commit::after_write(ui, store.root(), batch.commit, &message, &paths);
+            let root = store.root();
+            crate::git::commit::after_write(config, ui, root, batch.commit, &message, &paths);
         }
     }
     Ok((exit, items.iter().map(output::status_name).collect(), rows))
@@ -455,6 +464,7 @@ fn set_pending(items: &mut [Item], outcome: Outcome) {
 /// with nothing to write, so that a NOOP re-run repairs a stale MEMORY.md.
 /// Returns what could not be said in `MEMORY.md`.
 fn apply_all<'s>(
+    config: &'s Config,
     ui: &Ui,
     items: &mut [Item],
     mut held: BTreeMap<Scope, Transaction<'s>>,
@@ -471,7 +481,7 @@ fn apply_all<'s>(
         let mut txn = match held.remove(scope) {
             Some(txn) => txn,
             None if pending => {
-                let txn = index_sink::begin(store)?;
+                let txn = index_sink::begin(config, store, config.lock_timeout()?)?;
                 ui.warn_repaired(store.root(), txn.recovered());
                 txn
             }
@@ -482,7 +492,7 @@ fn apply_all<'s>(
                 write_item(&mut txn, item, options, n);
             }
         }
-        let committed = txn.commit(&mut index_sink::IndexSink(store));
+        let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
         match &committed.catalog {
             Ok(Some(catalog)) => ui.note_catalog(catalog),
             Ok(None) => {}
