@@ -7,11 +7,10 @@
 //! choosing: `[hooks]` only turns memctl's own jobs off (see
 //! [`crate::lifecycle::autostart`]), and `[model]` or `[extract]` (the
 //! user's own file's tables) are named in a warning and ignored. Being a
-//! clone's, the file is opened as untrusted: never through a symbolic link,
-//! only a regular file, at most [`MAX_BYTES`].
+//! clone's, the file is read through `mdstore::untrusted`: never through a
+//! symbolic link, only a regular file, at most [`MAX_BYTES`].
 
-use std::fs::File;
-use std::io::{self, Read as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -129,69 +128,22 @@ fn invalid(path: &Path, why: String) -> ConfigError {
     }
 }
 
-/// The text of a file a clone controls: `Ok(None)` when there is none. It
-/// is opened without following a symbolic link (which could read a file
-/// from outside the repository), without blocking on a pipe, and read only
-/// if it is a regular file of at most [`MAX_BYTES`]; anything else is an
-/// error that says what the file is.
+/// The text of a file a clone controls: `Ok(None)` when there is none.
+/// It is read through `mdstore::untrusted` (never through a symbolic link,
+/// never a pipe, only a regular file of at most [`MAX_BYTES`]); anything
+/// else is an error that says what the file is.
 fn read_untrusted(path: &Path) -> io::Result<Option<String>> {
-    let refuse = |what: &str| {
-        Err(io::Error::other(format!(
-            "{what}, not a regular file; memctl does not follow or read it"
-        )))
+    let bytes = match mdstore::untrusted::read(path, MAX_BYTES) {
+        Ok(bytes) => bytes,
+        Err(mdstore::untrusted::ReadError::Refused(why)) => {
+            return Err(io::Error::other(why.to_string()));
+        }
+        Err(mdstore::untrusted::ReadError::Io(e)) => return Err(e),
     };
-    let file = match open_no_follow(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(_) if is_symlink(path) => return refuse("a symbolic link"),
-        Err(e) => return Err(e),
-    };
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return refuse("a folder");
-    }
-    if !meta.is_file() {
-        return refuse("a pipe, socket or device");
-    }
-    if meta.len() > MAX_BYTES {
-        return Err(io::Error::other(format!(
-            "{} bytes, more than memctl reads in a settings file ({MAX_BYTES})",
-            meta.len()
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(io::Error::other(format!(
-            "more than memctl reads in a settings file ({MAX_BYTES} bytes)"
-        )));
-    }
-    String::from_utf8(bytes)
-        .map(Some)
+    bytes
+        .map(String::from_utf8)
+        .transpose()
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
-}
-
-fn is_symlink(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-#[cfg(unix)]
-fn open_no_follow(path: &Path) -> io::Result<File> {
-    use rustix::fs::OFlags;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> io::Result<File> {
-    if is_symlink(path) {
-        return Err(io::Error::other("a symbolic link"));
-    }
-    File::open(path)
 }
 
 #[cfg(test)]
@@ -246,14 +198,11 @@ mod tests {
         assert!(err.contains(SETTINGS_FILE), "{err}");
 
         std::fs::remove_file(&file).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &file,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
-            0,
-        )
-        .unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(made.success());
         // A pipe with no writer would block a plain open: this one returns.
         let err = load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("a pipe"), "{err}");
