@@ -68,9 +68,9 @@ pub enum ApplyError {
     Refused {
         operation: usize,
         reason: String,
-        /// A tombstone or the trust order said no (exit 4), rather than
-        /// the text itself (a secret: exit 2).
-        exit_conflict: bool,
+        /// What is stored said no (a tombstone, the trust order, a file in
+        /// the way), rather than the text itself (a secret).
+        conflict: bool,
     },
     #[error("cannot write {}: {source}; every file was restored as it was", .path.display())]
     Io { path: PathBuf, source: io::Error },
@@ -80,23 +80,6 @@ pub enum ApplyError {
         path: PathBuf,
         source: io::Error,
     },
-}
-
-impl ApplyError {
-    /// SPEC §10's exit code for this failure.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            ApplyError::Lock(_) | ApplyError::Conflict { .. } => 4,
-            ApplyError::Refused { exit_conflict, .. } => {
-                if *exit_conflict {
-                    4
-                } else {
-                    2
-                }
-            }
-            ApplyError::Io { .. } | ApplyError::Unrestored { .. } => 5,
-        }
-    }
 }
 
 /// A store under its lock while a plan is applied.

@@ -101,9 +101,10 @@ impl Rule {
         }
     }
 
-    /// Whether breaking this rule is a conflict (SPEC §10, exit 4): a
+    /// Whether breaking this rule is a conflict with what is stored: a
     /// lower-trust text over a higher-trust record, or a record changed
-    /// since it was read; every other rule is bad input (exit 2).
+    /// since it was read; every other rule is the plan's own fault
+    /// (`mdagent::explain` gives each its kind).
     pub fn is_conflict(self) -> bool {
         matches!(
             self,

@@ -1,9 +1,11 @@
 //! Exit codes (SPEC §10) and errors that tell the user what to do next.
+//! A library error's kind and hint come from `mdagent::explain`, the one
+//! table of them; this file maps a kind to an exit code ([`exit_of`]) and
+//! nothing else.
 
 use std::fmt;
 
-use mddream::apply::ApplyError;
-use mdstore::lock::LockError;
+use mdagent::Kind;
 
 /// SPEC §10.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,26 +19,26 @@ pub enum Exit {
     Internal = 5,
 }
 
-/// An error with its exit code and an optional hint, printed as
-/// `error: …` / `hint: …`.
+/// An error the CLI itself finds (in its arguments, at its prompts), with
+/// its kind and an optional hint, printed as `error: …` / `hint: …`.
 #[derive(Debug)]
 pub struct Failure {
-    pub exit: Exit,
+    pub kind: Kind,
     pub message: String,
     pub hint: Option<String>,
 }
 
 impl Failure {
-    pub fn new(exit: Exit, message: impl Into<String>) -> Failure {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Failure {
         Failure {
-            exit,
+            kind,
             message: message.into(),
             hint: None,
         }
     }
 
     pub fn bad_input(message: impl Into<String>) -> Failure {
-        Failure::new(Exit::BadInput, message)
+        Failure::new(Kind::BadInput, message)
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Failure {
@@ -53,23 +55,19 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
-/// The message, hint and exit code of any error a command returns: the one
-/// place where library errors that are not I/O failures get their exit code.
+/// The message, hint and exit code of any error a command returns: the
+/// CLI's own [`Failure`], else what `mdagent::explain` says of a library
+/// error, else an internal failure with its chain of causes.
 pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
     if let Some(failure) = err.chain().find_map(|e| e.downcast_ref::<Failure>()) {
-        return (failure.exit, failure.message.clone(), failure.hint.clone());
+        return (
+            exit_of(failure.kind),
+            failure.message.clone(),
+            failure.hint.clone(),
+        );
     }
     if let Some(explained) = mdagent::explain(err.as_ref()) {
         return (exit_of(explained.kind), explained.message, explained.hint);
-    }
-    // Before the lock's own rule: a dream's lock timeout is inside an ApplyError.
-    if let Some(apply) = err.chain().find_map(|e| e.downcast_ref::<ApplyError>()) {
-        return classify_apply(apply);
-    }
-    if let Some(timeout @ LockError::Timeout { .. }) =
-        err.chain().find_map(|e| e.downcast_ref::<LockError>())
-    {
-        return lock_timeout(timeout);
     }
     let message = err
         .chain()
@@ -79,41 +77,14 @@ pub fn classify(err: &anyhow::Error) -> (Exit, String, Option<String>) {
     (Exit::Internal, message, None)
 }
 
-/// SPEC §10's code for a kind of library failure.
-pub fn exit_of(kind: mdagent::Kind) -> Exit {
+/// SPEC §10's code for a kind of failure: the one place a kind becomes an
+/// exit code.
+pub fn exit_of(kind: Kind) -> Exit {
     match kind {
-        mdagent::Kind::BadInput => Exit::BadInput,
-        mdagent::Kind::Conflict => Exit::Conflict,
-        mdagent::Kind::Internal => Exit::Internal,
+        Kind::Problems => Exit::NothingOrProblems,
+        Kind::BadInput => Exit::BadInput,
+        Kind::NotConfirmed => Exit::NotConfirmed,
+        Kind::Conflict => Exit::Conflict,
+        Kind::Internal => Exit::Internal,
     }
-}
-
-fn lock_timeout(timeout: &LockError) -> (Exit, String, Option<String>) {
-    (
-        Exit::Conflict,
-        format!("{timeout}; nothing was written"),
-        Some("try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)".to_string()),
-    )
-}
-
-/// A dream plan that was not applied: `ApplyError::exit_code` is SPEC §10's
-/// code; the message says the files were left or restored as they were.
-fn classify_apply(err: &ApplyError) -> (Exit, String, Option<String>) {
-    let exit = match err.exit_code() {
-        2 => Exit::BadInput,
-        4 => Exit::Conflict,
-        _ => Exit::Internal,
-    };
-    let hint = match err {
-        ApplyError::Lock(lock) => return lock_timeout(lock),
-        ApplyError::Conflict { .. } => {
-            Some("run memctl dream again to plan from the store as it is now")
-        }
-        ApplyError::Unrestored { .. } => {
-            Some("`git status` and `memctl check` show what is left to repair")
-        }
-        ApplyError::Refused { .. } | ApplyError::Io { .. } => None,
-    };
-    let message = mdstore::escape::escape_controls(&err.to_string()).into_owned();
-    (exit, message, hint.map(str::to_string))
 }

@@ -269,7 +269,7 @@ fn write_merged(
         Outcome::Noop { existing } => Err(ApplyError::Refused {
             operation,
             reason: format!("the merged text is already stored as {}", quoted(&existing)),
-            exit_conflict: true,
+            conflict: true,
         }),
         other => Err(refused(operation, &step.plan.id, other)),
     }
@@ -332,7 +332,7 @@ fn forget(
             Err(ApplyError::Refused {
                 operation,
                 reason: e.to_string(),
-                exit_conflict: matches!(e, ForgetError::Unreadable(_)),
+                conflict: matches!(e, ForgetError::Unreadable(_)),
             })
         }
     }
@@ -346,7 +346,7 @@ fn write_error(txn: &Transaction<'_>, operation: usize, error: WriteError) -> Ap
         },
         WriteError::Plan(e) => ApplyError::Refused {
             operation,
-            exit_conflict: matches!(e, PlanError::Occupied(_) | PlanError::Unreadable(_)),
+            conflict: matches!(e, PlanError::Occupied(_) | PlanError::Unreadable(_)),
             reason: e.to_string(),
         },
     }
@@ -355,7 +355,7 @@ fn write_error(txn: &Transaction<'_>, operation: usize, error: WriteError) -> Ap
 /// A guard's refusal as the person who confirmed the plan reads it: the
 /// rule and the place, never the refused text.
 fn refused(operation: usize, id: &str, outcome: Outcome) -> ApplyError {
-    let (reason, exit_conflict) = match outcome {
+    let (reason, conflict) = match outcome {
         Outcome::Refused(Refusal::Secret(found)) => {
             let places: Vec<String> = found
                 .iter()
@@ -400,7 +400,7 @@ fn refused(operation: usize, id: &str, outcome: Outcome) -> ApplyError {
     ApplyError::Refused {
         operation,
         reason,
-        exit_conflict,
+        conflict,
     }
 }
 

@@ -15,6 +15,7 @@ use mdagent::index_sink;
 use crate::cli::EditArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = mdagent::records::find(config, &args.id)?;
@@ -60,7 +61,7 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         Err(EditError::Changed(_)) => {
             let kept = workdir.keep();
             return Err(Failure::new(
-                Exit::Conflict,
+                Kind::Conflict,
                 format!(
                     "{} changed on disk while you were editing it; nothing was saved",
                     path.display()

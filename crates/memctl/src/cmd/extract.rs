@@ -20,6 +20,7 @@ use crate::cli::ExtractArgs;
 use crate::cmd::remember::{self, Batch};
 use crate::failure::{self, Exit, Failure};
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 const LLM_CMD_EXAMPLE: &str = "memctl extract --transcript ~/.claude/projects/<project>/<session>.jsonl --llm-cmd 'claude -p'";
 
@@ -58,7 +59,7 @@ fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit
     // Asking the model costs time and money: not when nothing could be saved.
     if !(args.yes || args.dry_run || args.pending || ui.interactive) {
         return Err(Failure::new(
-            Exit::NotConfirmed,
+            Kind::NotConfirmed,
             "nothing extracted: there is no terminal to confirm on",
         )
         .with_hint("pass --yes to save without asking, --pending to keep the candidates for `memctl review`, or --dry-run to only see the plan")
@@ -321,7 +322,7 @@ fn user_config_shown(config: &Config) -> String {
 }
 
 fn model_failure(error: ModelCmdError, model: &ModelCommand) -> Failure {
-    let exit = failure::exit_of(error.kind());
+    let exit = error.kind();
     let message = format!("{error}; nothing was written");
     match error {
         ModelCmdError::Empty | ModelCmdError::Unsplittable(_) | ModelCmdError::Spawn { .. } => {

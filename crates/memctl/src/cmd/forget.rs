@@ -14,6 +14,7 @@ use crate::cli::ForgetArgs;
 use crate::failure::{Exit, Failure};
 use crate::git;
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
@@ -160,7 +161,7 @@ fn find_targets(
 fn forget_failure(id: &str, err: ForgetError) -> anyhow::Error {
     match err {
         ForgetError::NotFound(id) => Failure::new(
-            Exit::Conflict,
+            Kind::Conflict,
             format!("{id} was removed by another process meanwhile"),
         )
         .into(),

@@ -22,6 +22,7 @@ use crate::cli::ReviewArgs;
 use crate::cmd::remember::{self, Batch};
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 /// What was answered for one candidate on a terminal.
 enum Choice {
@@ -71,7 +72,7 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
     }
     if !ui.interactive {
         return Err(Failure::new(
-            Exit::NotConfirmed,
+            Kind::NotConfirmed,
             format!(
                 "{} wait, and there is no terminal to review them on",
                 ui::count(entries.len(), "candidate", "candidates")

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::cli::ShowArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Style, Ui};
+use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
     if let Some(exit) = show_conflicted(config, ui, &args)? {
@@ -22,7 +23,7 @@ pub fn run(config: &Config, ui: &Ui, args: ShowArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Ok);
     }
     let text = std::fs::read_to_string(&path)
-        .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
+        .map_err(|e| Failure::new(Kind::Internal, format!("{}: {e}", path.display())))?;
     ui.note(&ui.paint_err(
         Style::Dim,
         &format!(
@@ -53,7 +54,7 @@ fn show_conflicted(config: &Config, ui: &Ui, args: &ShowArgs) -> anyhow::Result<
         };
         let path = scoped.store.root().join(&entry.rel_path);
         let text = std::fs::read_to_string(&path)
-            .map_err(|e| Failure::new(Exit::Internal, format!("{}: {e}", path.display())))?;
+            .map_err(|e| Failure::new(Kind::Internal, format!("{}: {e}", path.display())))?;
         let Some((ours, theirs)) = conflict::sides(&text) else {
             return Ok(None);
         };

@@ -14,6 +14,7 @@ use super::reindex::note_rebuilt;
 use crate::cli::WatchArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{Ui, count};
+use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
@@ -86,7 +87,7 @@ fn watch(
         }
         Err(mdindex::Error::WatcherRunning { store, .. }) => {
             return Err(Failure::new(
-                Exit::Conflict,
+                Kind::Conflict,
                 format!("a watcher already runs for {}", store.display()),
             )
             .with_hint("one watcher per store is enough; stop the other one first")

@@ -15,6 +15,7 @@ use mdagent::stores::{self, ScopedStore};
 use crate::cli::LogArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 /// One revision: its short hash, ISO date, author, whole message indented,
 /// then the change as a patch.
@@ -89,7 +90,7 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
 }
 
 fn git_failure(e: GitError) -> anyhow::Error {
-    Failure::new(Exit::Internal, e.to_string())
+    Failure::new(Kind::Internal, e.to_string())
         .with_hint("is git installed and on PATH?")
         .into()
 }

@@ -26,6 +26,7 @@ use mdagent::stores::{self, ScopedStore};
 use crate::cli::DreamArgs;
 use crate::failure::{self, Exit, Failure};
 use crate::ui::{self, Ui};
+use mdagent::Kind;
 
 /// What orienting found in every store dreamt on.
 pub struct Oriented {
@@ -170,7 +171,7 @@ fn admit(
             Ok(None)
         }
         Admission::Busy => Err(Failure::new(
-            Exit::Conflict,
+            Kind::Conflict,
             "another dream is running on this store; nothing was written",
         )
         .with_hint("wait for it to finish and run dream again")
@@ -204,10 +205,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
                     "try the command by hand: it must read the input on stdin and print only a JSON plan"
                 }
             };
-            Failure::new(
-                failure::exit_of(err.kind()),
-                format!("--llm-cmd: {err}; nothing was written"),
-            )
+            Failure::new(err.kind(), format!("--llm-cmd: {err}; nothing was written"))
             .with_hint(hint)
         }
         DreamModelError::Env(e) => {
@@ -296,13 +294,11 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, args: &DreamArgs) -> a
         mddream::plan::Origin::Rules => "the rules' plan",
         mddream::plan::Origin::Model => "the model's plan",
     };
-    // SPEC §10: a lower-trust overwrite and a revision mismatch are conflicts.
-    let exit = if args.dry_run {
-        Exit::NothingOrProblems
-    } else if rejection.kind.is_conflict() {
-        Exit::Conflict
+    // A dry run found what it checks for: problems (exit 1), not a failure.
+    let kind = if args.dry_run {
+        Kind::Problems
     } else {
-        Exit::BadInput
+        mdagent::explain::plan_rejection(rejection)
     };
     let hint = match (rejection.kind, plan.origin) {
         (validate::Rule::RemovalLimit, _) => format!(
@@ -324,7 +320,7 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, args: &DreamArgs) -> a
         ("was rejected", "nothing was written")
     };
     Failure::new(
-        exit,
+        kind,
         format!(
             "{origin} {verb}: {}; {written}",
             ui::shown(&rejection.to_string())

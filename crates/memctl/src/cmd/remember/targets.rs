@@ -11,8 +11,9 @@ use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
 use mdstore::Store;
 
 use super::{Batch, Item};
-use crate::failure::{Exit, Failure};
+use crate::failure::Failure;
 use crate::ui::Ui;
+use mdagent::Kind;
 
 /// The stores a run writes to: existing ones, and stand-ins for those that
 /// do not exist yet (created only when a confirmed write needs them).
@@ -124,7 +125,7 @@ fn confirm_creation(scope: Scope, dir: &Path, ui: &Ui, yes: bool) -> anyhow::Res
         return Ok(());
     }
     Err(Failure::new(
-        Exit::NotConfirmed,
+        Kind::NotConfirmed,
         format!("no workspace store was created at {}", dir.display()),
     )
     .with_hint("run `memctl init` there, or pass --yes")

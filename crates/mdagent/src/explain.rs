@@ -1,0 +1,265 @@
+//! What every library error means to the person or agent who sees it: its
+//! kind and what to do about it. This file is the one table of them (jj's
+//! `command_error.rs`): the engine crates (`mdstore`, `mdindex`, `mddream`)
+//! and this crate return typed errors that say what happened, never an exit
+//! code; a face maps a [`Kind`] to its own answer (the CLI to SPEC §10's
+//! exit codes, the MCP server to a tool error) and nothing else.
+
+use std::error::Error;
+
+use mddream::apply::ApplyError;
+use mddream::validate::Rejection;
+use mdstore::lock::LockError;
+
+use crate::{config, context, extract, model_cmd, pending, records, stores};
+
+/// What kind of failure an error is, so that a face can report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// What the caller asked to check holds problems (a dry run's plan
+    /// that would be refused): the answer, not a failure to give one.
+    Problems,
+    /// The caller's input (an argument, a file, the environment) is wrong.
+    BadInput,
+    /// Nothing was done because nobody confirmed it (no terminal to ask
+    /// on, or the answer was no).
+    NotConfirmed,
+    /// Something else got there first (a lock, a change meanwhile).
+    Conflict,
+    /// The system failed (I/O, a program that did not run).
+    Internal,
+}
+
+/// How a face reports an error: its kind, its message (without the causes
+/// an internal error lists after it) and what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explained {
+    pub kind: Kind,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+/// What to do when another writer holds a store's lock.
+pub const LOCK_HINT: &str = "try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)";
+
+/// The first error in `error`'s chain of sources that the table below
+/// knows as the caller's fault, or with a hint, or whole in its own words,
+/// explained. `None` for an internal failure, which a face reports with its
+/// whole chain of causes.
+pub fn explain(error: &(dyn Error + 'static)) -> Option<Explained> {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(explained) = explain_one(error) {
+            return Some(explained);
+        }
+        next = error.source();
+    }
+    None
+}
+
+/// One error, if the table knows it and it is more than an internal
+/// failure to report with its causes.
+fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
+    if let Some(e) = error.downcast_ref::<ApplyError>() {
+        return Some(apply_error(e));
+    }
+    if let Some(e) = error.downcast_ref::<LockError>() {
+        return lock_error(e);
+    }
+    let (kind, hint) = kind_and_hint(error)?;
+    (kind != Kind::Internal || hint.is_some()).then(|| Explained {
+        kind,
+        message: error.to_string(),
+        hint,
+    })
+}
+
+/// This crate's errors, each of which knows its kind and hint.
+fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> {
+    if let Some(e) = error.downcast_ref::<config::ConfigError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<stores::StoreError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<records::FindError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<extract::transcript::TranscriptError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    if let Some(e) = error.downcast_ref::<pending::PendingError>() {
+        return Some((e.kind(), None));
+    }
+    if let Some(e) = error.downcast_ref::<model_cmd::ModelCmdError>() {
+        return Some((e.kind(), None));
+    }
+    if let Some(context::ContextError::Stores(e)) = error.downcast_ref::<context::ContextError>() {
+        return Some((e.kind(), e.hint()));
+    }
+    None
+}
+
+/// A dream plan that broke a rule: a conflict when it would overwrite
+/// what is more trusted or what changed meanwhile (SPEC §10), else the
+/// plan's own fault.
+pub fn plan_rejection(rejection: &Rejection) -> Kind {
+    if rejection.kind.is_conflict() {
+        Kind::Conflict
+    } else {
+        Kind::BadInput
+    }
+}
+
+/// A store's lock another writer held too long: a conflict, nothing written.
+fn lock_error(error: &LockError) -> Option<Explained> {
+    match error {
+        LockError::Timeout { .. } => Some(Explained {
+            kind: Kind::Conflict,
+            message: format!("{error}; nothing was written"),
+            hint: Some(LOCK_HINT.to_string()),
+        }),
+        // Reported with their causes.
+        LockError::Io(_) | LockError::Interrupted { .. } => None,
+    }
+}
+
+/// A dream plan that was not applied; its message says the files were left
+/// or restored as they were.
+fn apply_error(error: &ApplyError) -> Explained {
+    if let ApplyError::Lock(lock) = error {
+        return Explained {
+            kind: Kind::Conflict,
+            message: format!("{lock}; nothing was written"),
+            hint: Some(LOCK_HINT.to_string()),
+        };
+    }
+    let (kind, hint) = match error {
+        ApplyError::Lock(_) => (Kind::Conflict, None),
+        ApplyError::Conflict { .. } => (
+            Kind::Conflict,
+            Some("run memctl dream again to plan from the store as it is now"),
+        ),
+        // A tombstone or the trust order said no: what is stored stands.
+        ApplyError::Refused { conflict: true, .. } => (Kind::Conflict, None),
+        // The text itself (a secret) was refused.
+        ApplyError::Refused {
+            conflict: false, ..
+        } => (Kind::BadInput, None),
+        ApplyError::Io { .. } => (Kind::Internal, None),
+        ApplyError::Unrestored { .. } => (
+            Kind::Internal,
+            Some("`git status` and `memctl check` show what is left to repair"),
+        ),
+    };
+    Explained {
+        kind,
+        message: mdstore::escape::escape_controls(&error.to_string()).into_owned(),
+        hint: hint.map(str::to_string),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_store_error_inside_another_is_explained_with_its_hint() {
+        let missing = || stores::StoreError::NoSuchFolder {
+            named: "--store /nope".to_string(),
+            dir: PathBuf::from("/nope"),
+        };
+        let found = records::FindError::Stores(missing());
+        let explained = explain(&found).unwrap();
+        assert_eq!(explained.kind, Kind::BadInput);
+        assert_eq!(explained.message, "--store /nope: no such folder");
+        assert_eq!(
+            explained.hint.as_deref(),
+            Some("create it with `memctl init --store /nope`")
+        );
+        let gathered = context::ContextError::Stores(missing());
+        assert_eq!(explain(&gathered), Some(explained));
+    }
+
+    #[test]
+    fn an_internal_failure_is_left_to_its_chain_of_causes() {
+        let open = stores::StoreError::Open {
+            dir: PathBuf::from("/store"),
+            source: std::io::Error::other("disk on fire"),
+        };
+        assert_eq!(explain(&open), None);
+        let unknown = std::io::Error::other("not ours");
+        assert_eq!(explain(&unknown), None);
+        let lock = LockError::Io(std::io::Error::other("no lock"));
+        assert_eq!(explain(&lock), None);
+    }
+
+    fn timeout() -> LockError {
+        LockError::Timeout {
+            root: PathBuf::from("/store"),
+            waited: Duration::from_millis(200),
+        }
+    }
+
+    #[test]
+    fn a_lock_held_too_long_is_a_conflict_that_wrote_nothing_in_a_dream_too() {
+        let explained = explain(&timeout()).unwrap();
+        assert_eq!(explained.kind, Kind::Conflict);
+        assert!(
+            explained.message.ends_with("; nothing was written"),
+            "{}",
+            explained.message
+        );
+        assert_eq!(explained.hint.as_deref(), Some(LOCK_HINT));
+        assert_eq!(explain(&ApplyError::Lock(timeout())), Some(explained));
+    }
+
+    // Moved from mddream's apply tests, which asserted the exit codes
+    // (4, 2, 5) that `ApplyError::exit_code` chose.
+    #[test]
+    fn a_plan_not_applied_is_a_conflict_bad_input_or_internal_as_its_cause() {
+        let kind = |e: ApplyError| explain(&e).unwrap().kind;
+        let conflict = ApplyError::Conflict {
+            operation: 2,
+            id: "c".to_string(),
+        };
+        assert_eq!(kind(conflict), Kind::Conflict);
+        let refused = |conflict| ApplyError::Refused {
+            operation: 1,
+            reason: "it holds a secret".to_string(),
+            conflict,
+        };
+        assert_eq!(kind(refused(false)), Kind::BadInput);
+        assert_eq!(kind(refused(true)), Kind::Conflict);
+        let io = || ApplyError::Io {
+            path: PathBuf::from("/store/a.md"),
+            source: std::io::Error::other("disk full"),
+        };
+        assert_eq!(kind(io()), Kind::Internal);
+        let unrestored = ApplyError::Unrestored {
+            error: Box::new(io()),
+            path: PathBuf::from("/store/a.md"),
+            source: std::io::Error::other("still full"),
+        };
+        let explained = explain(&unrestored).unwrap();
+        assert_eq!(explained.kind, Kind::Internal);
+        assert!(explained.hint.unwrap().contains("memctl check"));
+    }
+
+    #[test]
+    fn a_plan_s_message_is_shown_with_its_control_characters_escaped() {
+        let conflict = ApplyError::Conflict {
+            operation: 0,
+            id: "a\u{1b}[2Jb".to_string(),
+        };
+        let explained = explain(&conflict).unwrap();
+        assert!(
+            !explained.message.contains('\u{1b}'),
+            "{}",
+            explained.message
+        );
+    }
+}
