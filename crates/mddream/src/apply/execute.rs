@@ -6,7 +6,7 @@
 use mdstore::hash::read_hash;
 use mdstore::id::{id_key, normalize_name};
 use mdstore::txn::{Outcome, Transaction, WriteError};
-use mdstore::write::{Candidate, ForgetError, PlanError, Refusal, WriteOptions};
+use mdstore::write::{Candidate, ForgetError, MergedFrom, PlanError, Refusal, WriteOptions};
 use mdstore::{RecordType, Source};
 
 use super::{Applied, ApplyError, ApplyOptions, Open};
@@ -250,12 +250,16 @@ fn write_merged(
         .iter()
         .find(|r| id_key(&r.id) == id_key(&name))
         .map(|r| r.revision);
-    let mut merged_from: Vec<String> = reads.iter().map(|r| r.id.clone()).collect();
-    merged_from.sort();
+    let mut ids: Vec<String> = reads.iter().map(|r| r.id.clone()).collect();
+    ids.sort();
+    let created = reads
+        .iter()
+        .filter_map(|r| txn.view().find(&r.id)?.meta.created)
+        .min();
     let step = txn
         .write_merged(
             &candidate(into, source),
-            &merged_from,
+            &MergedFrom { ids, created },
             &write_options(source, expect, options.now),
             None,
         )

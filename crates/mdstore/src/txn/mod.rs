@@ -54,7 +54,7 @@ use crate::store::{CATALOG_FILE, Store, Summary, id_from_rel_path};
 use crate::tombstone::Tombstone;
 use crate::view::StoreView;
 use crate::write::{
-    self, Candidate, ForgetError, Operation, Plan, PlanError, Refusal, WriteOptions,
+    self, Candidate, ForgetError, MergedFrom, Operation, Plan, PlanError, Refusal, WriteOptions,
 };
 
 /// Told, at commit, which record paths (relative to the store) a transaction
@@ -229,20 +229,20 @@ impl<'s> Transaction<'s> {
         options: &WriteOptions,
         shown: Option<&Plan>,
     ) -> Result<Step, WriteError> {
-        self.write_merged(candidate, &[], options, shown)
+        self.write_merged(candidate, &MergedFrom::default(), options, shown)
     }
 
-    /// [`Transaction::write`] for a record that consolidates the records
-    /// `merged_from` (dream): written with that list; a source holding the
-    /// same text does not make it a NOOP.
+    /// [`Transaction::write`] for a record that consolidates `sources`
+    /// (dream): written with their ids as `merged_from` and their earliest
+    /// `created`; a source holding the same text does not make it a NOOP.
     pub fn write_merged(
         &mut self,
         candidate: &Candidate,
-        merged_from: &[String],
+        sources: &MergedFrom,
         options: &WriteOptions,
         shown: Option<&Plan>,
     ) -> Result<Step, WriteError> {
-        let plan = write::plan_merged(self.store, &self.view, candidate, options, merged_from)?;
+        let plan = write::plan_merged(self.store, &self.view, candidate, options, sources)?;
         if matches!(plan.operation, Operation::Noop { .. }) {
             self.refresh_catalog = true;
         }

@@ -424,7 +424,10 @@ fn merged_record_is_written_with_merged_from_and_is_not_a_noop_of_its_source() {
         None,
     )
     .unwrap();
-    let merged_from = vec!["a".to_string(), "b".to_string()];
+    let merged_from = MergedFrom {
+        ids: vec!["a".to_string(), "b".to_string()],
+        created: None,
+    };
     let step = txn
         .write_merged(
             &candidate("tooling", "Uses pnpm", "We use pnpm.\n"),
@@ -448,7 +451,10 @@ fn merge_into_a_source_with_its_own_text_still_records_merged_from() {
         None,
     )
     .unwrap();
-    let merged_from = vec!["a".to_string(), "b".to_string()];
+    let merged_from = MergedFrom {
+        ids: vec!["a".to_string(), "b".to_string()],
+        created: None,
+    };
     let step = txn
         .write_merged(
             &candidate("a", "Uses pnpm", "We use pnpm.\n"),
@@ -558,7 +564,10 @@ fn record_holding_the_text_of_a_record_merged_into_it_is_not_refused_by_its_tomb
     let same = |name: &str| candidate(name, "Uses pnpm", "We use pnpm.\n");
     txn.write(&same("a"), &options(), None).unwrap();
     txn.write(&same("b"), &options(), None).unwrap();
-    let merged_from = vec!["a".to_string(), "b".to_string()];
+    let merged_from = MergedFrom {
+        ids: vec!["a".to_string(), "b".to_string()],
+        created: None,
+    };
     txn.write_merged(&same("b"), &merged_from, &options(), None)
         .unwrap();
     txn.forget(
@@ -581,4 +590,30 @@ fn record_holding_the_text_of_a_record_merged_into_it_is_not_refused_by_its_tomb
         "{:?}",
         elsewhere.outcome
     );
+}
+
+#[test]
+fn merged_record_keeps_the_earliest_created_of_its_sources() {
+    let (_dir, store) = new_store();
+    let mut txn = begin(&store);
+    txn.write(
+        &candidate("b", "Uses pnpm", "We use pnpm.\n"),
+        &options(),
+        None,
+    )
+    .unwrap();
+    let sources = MergedFrom {
+        ids: vec!["a".to_string(), "b".to_string()],
+        created: Some("2020-05-06T07:08:09Z".parse().unwrap()),
+    };
+    txn.write_merged(
+        &candidate("b", "Uses pnpm", "We use pnpm and its lockfile.\n"),
+        &sources,
+        &options(),
+        None,
+    )
+    .unwrap();
+    let text = fs::read_to_string(store.root().join("b.md")).unwrap();
+    assert!(text.contains("created: 2020-05-06T07:08:09Z\n"), "{text}");
+    assert!(text.contains(&format!("updated: {NOW}\n")), "{text}");
 }

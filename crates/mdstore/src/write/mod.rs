@@ -45,6 +45,16 @@ pub struct WriteOptions {
     pub now: Timestamp,
 }
 
+/// What a record written by a dream merge consolidates (SPEC §7).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergedFrom {
+    /// The sources' ids, written as `merged_from`.
+    pub ids: Vec<String>,
+    /// The earliest `created` among the sources: what the merged record
+    /// says was first said then, so it keeps that date.
+    pub created: Option<Timestamp>,
+}
+
 /// Why a candidate is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {

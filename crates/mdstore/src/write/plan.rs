@@ -15,7 +15,9 @@ use crate::tombstone;
 use crate::view::StoreView;
 
 use super::candidate::{Field, InputError, check_candidate};
-use super::{Candidate, Operation, Place, Placed, Plan, PlanError, Refusal, WriteOptions};
+use super::{
+    Candidate, MergedFrom, Operation, Place, Placed, Plan, PlanError, Refusal, WriteOptions,
+};
 
 /// Classifies `candidate` against the store as `view` saw it.
 pub fn plan(
@@ -24,19 +26,21 @@ pub fn plan(
     candidate: &Candidate,
     options: &WriteOptions,
 ) -> Result<Plan, PlanError> {
-    plan_merged(store, view, candidate, options, &[])
+    plan_merged(store, view, candidate, options, &MergedFrom::default())
 }
 
-/// Like [`plan`], for a record that consolidates `merged_from` (dream): it
-/// is written with that list, and a source it replaces holding the same
-/// text is not a NOOP's "already stored".
+/// Like [`plan`], for a record that consolidates `sources` (dream): it is
+/// written with their ids as `merged_from` and the earliest `created` of
+/// theirs and its own, and a source it replaces holding the same text is
+/// not a NOOP's "already stored".
 pub fn plan_merged(
     store: &Store,
     view: &StoreView,
     candidate: &Candidate,
     options: &WriteOptions,
-    merged_from: &[String],
+    sources: &MergedFrom,
 ) -> Result<Plan, PlanError> {
+    let merged_from = sources.ids.as_slice();
     check_candidate(candidate)?;
     let normalized = id::normalize_name(&candidate.name).map_err(|source| PlanError::Name {
         name: candidate.name.clone(),
@@ -107,14 +111,7 @@ pub fn plan_merged(
             }
         }
     }
-    let new_text = render(
-        &plan.id,
-        candidate,
-        old.as_ref(),
-        &merged,
-        options,
-        merged_from,
-    );
+    let new_text = render(&plan.id, candidate, old.as_ref(), &merged, options, sources);
     if new_text.len() as u64 > crate::store::MAX_RECORD_BYTES {
         return Err(PlanError::TooLarge(new_text.len()));
     }
@@ -398,7 +395,7 @@ fn render(
     old: Option<&Record>,
     merged: &Merged,
     options: &WriteOptions,
-    merged_from: &[String],
+    sources: &MergedFrom,
 ) -> String {
     let mut fm = old.and_then(|r| r.frontmatter.clone()).unwrap_or_default();
     let leaf = id.rsplit('/').next().unwrap_or(id);
@@ -416,6 +413,10 @@ fn render(
         Some(created) => created,
         None => options.now,
     };
+    // A merge was first said when its earliest source was.
+    let created = sources
+        .created
+        .map_or(created, |earliest| created.min(earliest));
     fm.set("created", text(&created.to_string()));
     fm.set("updated", text(&options.now.to_string()));
     let revision = old.map_or(1, |r| revision_of(r).saturating_add(1));
@@ -428,8 +429,8 @@ fn render(
     if !candidate.tags.is_empty() {
         fm.set("tags", FieldValue::List(candidate.tags.clone()));
     }
-    if !merged_from.is_empty() {
-        fm.set("merged_from", FieldValue::List(merged_from.to_vec()));
+    if !sources.ids.is_empty() {
+        fm.set("merged_from", FieldValue::List(sources.ids.clone()));
     }
     if merged.body.ends_with('\n') {
         frontmatter::render(&fm, &merged.body)

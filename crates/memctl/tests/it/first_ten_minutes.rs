@@ -87,6 +87,35 @@ fn dry_run_of_a_plan_that_would_be_refused_exits_1_and_says_so() {
     assert_eq!(env.store_bytes(), before);
 }
 
+/// A merge kept the newer record's `created` (the name it is kept under)
+/// and lost the date the fact was first said.
+#[test]
+fn a_merge_keeps_the_older_records_created() {
+    let env = TestEnv::new();
+    for (id, created) in [
+        ("pytest", "2025-03-01T09:00:00Z"),
+        ("pytest-again", "2026-02-01T09:00:00Z"),
+    ] {
+        env.write_store_file(
+            &format!("{id}.md"),
+            &format!(
+                "---\nname: {id}\ndescription: Tests use pytest\ntype: project\ncreated: {created}\nupdated: {created}\nrevision: 1\nsource: user\n---\nTests use pytest.\n"
+            ),
+        );
+    }
+    env.run(&["dream", "--yes"]).assert_success();
+    let merged = env.run(&["show", "pytest-again", "--json"]);
+    merged.assert_success();
+    let record = merged.json();
+    assert_eq!(
+        record["merged_from"],
+        serde_json::json!(["pytest", "pytest-again"]),
+        "{record:#}"
+    );
+    assert_eq!(record["created"], "2025-03-01T09:00:00Z", "{record:#}");
+    assert_ne!(record["updated"], "2026-02-01T09:00:00Z", "{record:#}");
+}
+
 /// `memctl edit ID` in a script with no `$VISUAL`/`$EDITOR` started `vi`:
 /// 10 KB of terminal escapes on stdout, then exit 3.
 #[test]
