@@ -34,6 +34,7 @@ mod corpus;
 mod corpus_search;
 mod crash;
 mod crash_windows;
+mod docs_claims;
 mod docs_run;
 mod dream;
 mod dream_auto;
