@@ -1,11 +1,13 @@
 //! What README.md and docs/USER-GUIDE.md claim about memctl holds through
 //! the binary (issue 28): the exit codes the README lists for the cases the
 //! issue found wrong, the completions the guide names, a layout table with
-//! every crate, a pre-commit snippet with no owner or tag that does not exist.
+//! every crate, a pre-commit snippet with no owner or tag that does not exist,
+//! and the commands the README names for its demo store.
 //! docs_run.rs runs their shell lines; agents_doc.rs their configurations.
 
 use std::path::Path;
 
+use crate::docs_run::copy_folder;
 use crate::env::TestEnv;
 
 fn read(path: &str) -> String {
@@ -127,4 +129,26 @@ fn readme_pre_commit_snippet_names_no_owner_or_release() {
         !snippet.contains("OWNER") && !snippet.contains("rev:"),
         "{snippet}"
     );
+}
+
+/// "Other commands work the same way on the demo store": each command the
+/// README names there, on a copy of it (commands may write), exits 0.
+#[test]
+fn readme_demo_store_commands_work() {
+    let readme = read("README.md");
+    let sentence = readme
+        .split("Other commands work the same way on the demo store:")
+        .nth(1)
+        .and_then(|rest| rest.split(". ").next())
+        .expect("README names commands for the demo store");
+    let commands: Vec<&str> = sentence.split('`').skip(1).step_by(2).collect();
+    assert!(commands.len() >= 4, "{sentence}");
+    let env = TestEnv::bare();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/demo-store");
+    copy_folder(&demo, &env.work().join("demo-store"));
+    for command in commands {
+        let mut args = vec!["--store", "demo-store"];
+        args.extend(command.split_whitespace());
+        env.run(&args).assert_success();
+    }
 }

@@ -359,7 +359,7 @@ fn run_line(machine: &Machine, doc: &str, line: &str, way: Option<Way>) -> Optio
     Some(output)
 }
 
-fn copy_folder(from: &Path, to: &Path) {
+pub(crate) fn copy_folder(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a folder");
     for entry in std::fs::read_dir(from).expect("the folder lists") {
         let entry = entry.expect("an entry");
