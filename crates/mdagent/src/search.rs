@@ -1,23 +1,151 @@
-//! What both faces' `search` decide alike: the query as parsed and
-//! checked, the stores it covers, how each is searched (by meaning too
-//! when a model is in force), and what to say of a query that cannot be
-//! searched for.
+//! `search` across the stores, as both faces run it (SPEC §5): the query
+//! parsed and checked, the stores it covers, each searched (by meaning too
+//! when a model is in force), the rankings merged, and what to say of a
+//! query that cannot be searched for. A face gives the request and a
+//! [`Face`] for what is said on the way, and renders [`Found`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mdindex::query::{self, Query, QueryError};
-use mdindex::{Progress, SearchOutcome};
+use mdindex::{Hit, Progress, RebuildReport, SearchOutcome};
 use mdstore::{RecordType, Scope, Store};
+
+use crate::Config;
+use crate::stores::{self, ScopedStore, StoreError};
+
+/// What a search needs from the face that runs it while it runs.
+pub trait Face {
+    /// How far a rebuild of one store's index has read its records.
+    fn progress(&mut self, progress: Progress);
+    /// One store searched; `rebuilt` when its index in the cache folder had
+    /// to be rebuilt first (a temporary index, always built, is not).
+    fn searched(&mut self, scoped: &ScopedStore, rebuilt: Option<&RebuildReport>);
+    /// A line to say once: the model is off, the index is temporary, the
+    /// files changed oddly meanwhile.
+    fn warn(&mut self, line: &str);
+}
+
+/// A search as a face asks for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// As the user wrote it (the model reads text, not the parsed terms).
+    pub text: &'a str,
+    pub types: &'a [RecordType],
+    pub limit: usize,
+    /// The stores asked for; `None`: those the query's `scope:` filters
+    /// name, else both.
+    pub scopes: Option<&'a [Scope]>,
+}
+
+/// The answer: at most `limit` hits, best first, each with its store's
+/// scope, and the stores searched, nearest first.
+#[derive(Debug)]
+pub struct Found {
+    pub hits: Vec<(Scope, Hit)>,
+    pub stores: Vec<ScopedStore>,
+}
+
+/// Why a search gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query cannot be searched for ([`query_hint`] says what to do).
+    #[error("{0}")]
+    Query(QueryError),
+    /// None of the stores `wanted` exists.
+    #[error("no store to search")]
+    NoStore { wanted: Vec<Scope> },
+    #[error(transparent)]
+    Stores(StoreError),
+    #[error("cannot search the {} store {}", scope.as_str(), root.display())]
+    Store {
+        scope: Scope,
+        root: PathBuf,
+        #[source]
+        source: mdindex::Error,
+    },
+}
+
+/// Runs `request` over the stores it covers ([`Config::global`] narrows
+/// them to the global store) and merges their rankings; ties go to the
+/// nearer store. When the model fails in one store, that is said once and
+/// the other stores are searched by words alone.
+pub fn search(
+    config: &Config,
+    request: &Request<'_>,
+    face: &mut dyn Face,
+) -> Result<Found, SearchError> {
+    let query = parse(request.text, request.types).map_err(SearchError::Query)?;
+    let wanted = if config.global {
+        vec![Scope::Global]
+    } else {
+        wanted_scopes(request.scopes, &query)
+    };
+    let stores: Vec<ScopedStore> = stores::read_stores(config)
+        .map_err(SearchError::Stores)?
+        .into_iter()
+        .filter(|s| wanted.contains(&s.scope))
+        .collect();
+    if stores.is_empty() {
+        return Err(SearchError::NoStore { wanted });
+    }
+    let mut warnings = Vec::new();
+    let mut model = crate::semantic::in_force(config, &mut warnings);
+    warnings.iter().for_each(|line| face.warn(line));
+    let asked = Asked {
+        query: &query,
+        text: request.text,
+        limit: request.limit,
+        types: request.types,
+    };
+    let mut per_store = Vec::with_capacity(stores.len());
+    let mut said_temporary = false;
+    for scoped in &stores {
+        let outcome = search_store(
+            &scoped.store,
+            config.cache_dir(),
+            &asked,
+            model.as_deref(),
+            &mut |p| face.progress(p),
+        )
+        .map_err(|e| match e {
+            mdindex::Error::Query(e) => SearchError::Query(e),
+            source => SearchError::Store {
+                scope: scoped.scope,
+                root: scoped.store.root().to_path_buf(),
+                source,
+            },
+        })?;
+        let temporary = outcome.temporary_index.as_ref();
+        face.searched(scoped, outcome.rebuilt.as_ref().filter(|_| temporary.is_none()));
+        if let Some(why) = temporary
+            && !std::mem::replace(&mut said_temporary, true)
+        {
+            face.warn(&format!(
+                "the index cannot be kept in the cache folder ({why}); answered from a temporary index"
+            ));
+        }
+        if let Some(notice) = outcome.sync.notice() {
+            face.warn(&notice);
+        }
+        if let Some(failure) = &outcome.semantic_failed {
+            face.warn(&crate::semantic::off_because(failure));
+            model = None;
+        }
+        per_store.push((scoped.scope, outcome.hits));
+    }
+    let hits = mdindex::merge_ranked(per_store, request.limit);
+    Ok(Found { hits, stores })
+}
 
 /// SPEC §5's query, refused only when it names an unknown filter value or
 /// selects nothing (`*`, `(`) even with the `types` asked for.
-pub fn parse(text: &str, types: &[RecordType]) -> Result<Query, QueryError> {
+fn parse(text: &str, types: &[RecordType]) -> Result<Query, QueryError> {
     query::parse(text).and_then(|query| query.ensure_selective(types).map(|()| query))
 }
 
 /// The stores a search covers: those `asked` for, else those the query's
 /// `scope:` filters name, else both, nearest first.
-pub fn wanted_scopes(asked: Option<&[Scope]>, query: &Query) -> Vec<Scope> {
+fn wanted_scopes(asked: Option<&[Scope]>, query: &Query) -> Vec<Scope> {
     match asked {
         Some(asked) => asked.to_vec(),
         None if query.scopes.is_empty() => vec![Scope::Workspace, Scope::Global],
@@ -29,11 +157,11 @@ pub fn wanted_scopes(asked: Option<&[Scope]>, query: &Query) -> Vec<Scope> {
 /// it (the model reads text, not the parsed terms), how many hits, which
 /// types.
 #[derive(Clone, Copy, Debug)]
-pub struct Asked<'a> {
-    pub query: &'a Query,
-    pub text: &'a str,
-    pub limit: usize,
-    pub types: &'a [RecordType],
+struct Asked<'a> {
+    query: &'a Query,
+    text: &'a str,
+    limit: usize,
+    types: &'a [RecordType],
 }
 
 /// One store's answer to `asked`: words and meaning fused when `model` is
@@ -41,7 +169,7 @@ pub struct Asked<'a> {
 /// model fails mid-search the answer is by words and
 /// [`SearchOutcome::semantic_failed`] says why: say it once and search the
 /// other stores without the model.
-pub fn search_store(
+fn search_store(
     store: &Store,
     cache: &Path,
     asked: &Asked<'_>,

@@ -1,11 +1,11 @@
 //! `memctl search`: the query language over every store's index (SPEC §5).
 
-use anyhow::Context as _;
 use mdagent::Config;
 use mdagent::records::hit_json;
+use mdagent::search::{self, Request, SearchError};
 use mdagent::stores::{self, Scope, ScopedStore};
-use mdindex::Hit;
-use mdindex::query::{Query, QueryError};
+use mdindex::query::QueryError;
+use mdindex::{Hit, Progress, RebuildReport};
 use mdstore::RecordType;
 
 use super::reindex::note_rebuilt;
@@ -16,77 +16,70 @@ use crate::ui::{self, ProgressBar, Style, Ui};
 pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
     let text = args.query.join(" ");
     let types: Vec<RecordType> = args.record_type.map(Into::into).into_iter().collect();
-    let query = mdagent::search::parse(&text, &types).map_err(|e| query_failure(&text, e))?;
-    let wanted = wanted_scopes(config, args.scope, &query);
-    let stores: Vec<ScopedStore> = stores::read_stores(config)?
-        .into_iter()
-        .filter(|s| wanted.contains(&s.scope))
-        .collect();
-    if stores.is_empty() {
-        return Err(no_store_to_search(config, &wanted)?.into());
-    }
-    let cache = config.cache_dir();
-    let mut per_store: Vec<(Scope, Vec<Hit>)> = Vec::new();
-    let mut said_temporary = false;
-    let mut model = super::model::in_force(config, ui);
-    let asked = mdagent::search::Asked {
-        query: &query,
+    let scopes: Option<&[Scope]> = args.scope.map(|arg| match arg {
+        SearchScope::Workspace => &[Scope::Workspace][..],
+        SearchScope::Global => &[Scope::Global][..],
+        SearchScope::All => &[Scope::Workspace, Scope::Global][..],
+    });
+    let request = Request {
         text: &text,
-        limit: args.limit,
         types: &types,
+        limit: args.limit,
+        scopes,
     };
-    for scoped in &stores {
-        let mut bar = ProgressBar::new(ui);
-        let progress = &mut |p| bar.update(p);
-        let (store, model_ref) = (&scoped.store, model.as_deref());
-        let outcome = mdagent::search::search_store(store, cache, &asked, model_ref, progress)
-            .map_err(|e| search_failure(&text, e))
-            .with_context(|| {
-                format!(
-                    "cannot search the {} store {}",
-                    scoped.scope.as_str(),
-                    scoped.store.root().display()
-                )
-            })?;
-        bar.finish();
-        match &outcome.temporary_index {
-            // The temporary index is always built: no rebuild line for it.
-            Some(why) if !said_temporary => {
-                said_temporary = true;
-                ui.warn(&format!(
-                    "the index cannot be kept in the cache folder ({why}); answered from a temporary index"
-                ));
-            }
-            Some(_) => {}
-            None => {
-                if let Some(report) = &outcome.rebuilt {
-                    note_rebuilt(scoped, report);
-                }
-            }
-        }
-        if let Some(notice) = outcome.sync.notice() {
-            ui.warn(&notice);
-        }
-        if let Some(failure) = &outcome.semantic_failed {
-            // Said once: the other stores are searched by words alone.
-            ui.warn(&mdagent::semantic::off_because(failure));
-            model = None;
-        }
-        per_store.push((scoped.scope, outcome.hits));
-    }
-    // Stores are listed workspace first: ties go to the nearer store.
-    let hits = mdindex::merge_ranked(per_store, args.limit);
-
+    let mut face = CliFace {
+        ui,
+        bar: ProgressBar::new(ui),
+    };
+    let found = search::search(config, &request, &mut face).map_err(|e| failure(config, &text, e))?;
+    let hits = found.hits;
     if args.json {
         print_json(&hits)?;
     } else {
-        print_human(ui, &hits, stores.len() > 1, &text)?;
+        print_human(ui, &hits, found.stores.len() > 1, &text)?;
     }
     Ok(if hits.is_empty() {
         Exit::NothingOrProblems
     } else {
         Exit::Ok
     })
+}
+
+/// What is said while stores are searched: a progress bar while an index
+/// is rebuilt, a line when it was, warnings.
+struct CliFace<'a> {
+    ui: &'a Ui,
+    bar: ProgressBar,
+}
+
+impl search::Face for CliFace<'_> {
+    fn progress(&mut self, progress: Progress) {
+        self.bar.update(progress);
+    }
+
+    fn searched(&mut self, scoped: &ScopedStore, rebuilt: Option<&RebuildReport>) {
+        self.bar.finish();
+        if let Some(report) = rebuilt {
+            note_rebuilt(scoped, report);
+        }
+    }
+
+    fn warn(&mut self, line: &str) {
+        self.ui.warn(line);
+    }
+}
+
+/// A search that gave no answer, as the CLI says it.
+fn failure(config: &Config, text: &str, e: SearchError) -> anyhow::Error {
+    match e {
+        SearchError::Query(e) => query_failure(text, e).into(),
+        SearchError::NoStore { wanted } => match no_store_to_search(config, &wanted) {
+            Ok(failure) => failure.into(),
+            Err(e) => e,
+        },
+        SearchError::Stores(e) => e.into(),
+        e @ SearchError::Store { .. } => e.into(),
+    }
 }
 
 /// `--json`: every field whole, one array.
@@ -119,18 +112,6 @@ fn print_human(
         ui.note(&format!("No records match {query}."));
     }
     Ok(())
-}
-
-fn wanted_scopes(config: &Config, arg: Option<SearchScope>, query: &Query) -> Vec<Scope> {
-    if config.global {
-        return vec![Scope::Global];
-    }
-    let asked: Option<&[Scope]> = arg.map(|arg| match arg {
-        SearchScope::Workspace => &[Scope::Workspace][..],
-        SearchScope::Global => &[Scope::Global][..],
-        SearchScope::All => &[Scope::Workspace, Scope::Global][..],
-    });
-    mdagent::search::wanted_scopes(asked, query)
 }
 
 /// Why none of the `wanted` stores can be searched, naming the store asked for.
@@ -187,14 +168,6 @@ fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
 
 /// A query that cannot be searched for: bad usage (exit 2), naming it.
 fn query_failure(text: &str, e: QueryError) -> Failure {
-    let hint = mdagent::search::query_hint(&e, true);
+    let hint = search::query_hint(&e, true);
     Failure::bad_input(format!("search {text:?}: {e}")).with_hint(hint)
-}
-
-/// A search error; the query's own problems are bad usage.
-fn search_failure(text: &str, e: mdindex::Error) -> anyhow::Error {
-    match e {
-        mdindex::Error::Query(e) => query_failure(text, e).into(),
-        e => e.into(),
-    }
 }

@@ -10,7 +10,9 @@ use mdstore::hash::read_hash;
 
 use mdagent::Config;
 use mdagent::records;
+use mdagent::search::{self, SearchError};
 use mdagent::stores::{self, Scope, ScopedStore};
+use mdindex::{Progress, RebuildReport};
 
 use super::answers::{
     ListAnswer, ListedRecord, NotShown, SearchAnswer, SearchRow, ShowAnswer, ShownRecord,
@@ -21,71 +23,70 @@ use super::params::{ListParams, SearchParams, ShowParams};
 
 pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, ToolError> {
     let types: Vec<_> = params.record_type.map(|t| t.0).into_iter().collect();
-    let limit = params.limit.map_or(10, |l| l.0) as usize;
-    let query = mdagent::search::parse(&params.query.0, &types).map_err(query_error)?;
-    let asked: Option<&[Scope]> = params.scope.map(|scope| match scope.0 {
+    let scopes: Option<&[Scope]> = params.scope.map(|scope| match scope.0 {
         Some(Scope::Workspace) => &[Scope::Workspace][..],
         Some(Scope::Global) => &[Scope::Global][..],
         None => &[Scope::Workspace, Scope::Global][..],
     });
-    let wanted = mdagent::search::wanted_scopes(asked, &query);
-    let stores: Vec<_> = read_stores(config)?
-        .into_iter()
-        .filter(|s| wanted.contains(&s.scope))
-        .collect();
-    if stores.is_empty() {
-        return Err(ToolError::new("no store to search").with_hint(NO_STORE_HINT));
-    }
-    let cache = config.cache_dir();
-    let mut per_store = Vec::new();
-    let mut notes = Vec::new();
-    // As `memctl search`: meaning fused in when the user turned it on.
-    let mut model = mdagent::semantic::in_force(config, &mut notes);
-    let asked = mdagent::search::Asked {
-        query: &query,
+    let request = search::Request {
         text: &params.query.0,
-        limit,
         types: &types,
+        limit: params.limit.map_or(10, |l| l.0) as usize,
+        scopes,
     };
-    for scoped in &stores {
-        let outcome = mdagent::search::search_store(
-            &scoped.store,
-            cache,
-            &asked,
-            model.as_deref(),
-            &mut |_| {},
-        )
-        .map_err(|e| match e {
-            mdindex::Error::Query(e) => query_error(e),
-            e => ToolError::new(format!(
-                "cannot search the {} store: {e}",
-                scoped.scope.as_str()
-            )),
-        })?;
-        notes.extend(outcome.sync.notice());
-        if let Some(failure) = &outcome.semantic_failed {
-            notes.push(mdagent::semantic::off_because(failure));
-            model = None;
-        }
-        per_store.push((scoped, outcome.hits));
-    }
+    // As `memctl search`, what it would say on the way is the answer's notes.
+    let mut notes = Notes(Vec::new());
+    let found = search::search(config, &request, &mut notes).map_err(search_error)?;
     let now = Timestamp::now();
-    let results = mdindex::merge_ranked(per_store, limit)
+    let results = found
+        .hits
         .into_iter()
-        .map(|(scoped, hit)| {
+        .map(|(scope, hit)| {
             // The index keeps no `expires`; a header is a short read.
-            let expired = scoped
-                .store
-                .record_rel_path(&hit.path)
-                .and_then(|rel| scoped.store.read_summary(&rel).ok())
+            let store = found.stores.iter().find(|s| s.scope == scope);
+            let expired = store
+                .and_then(|s| {
+                    let rel = s.store.record_rel_path(&hit.path)?;
+                    s.store.read_summary(&rel).ok()
+                })
                 .is_some_and(|s| has_expired(&s.meta, now));
             SearchRow {
-                hit: records::hit_json(scoped.scope, &hit),
+                hit: records::hit_json(scope, &hit),
                 expired,
             }
         })
         .collect();
-    Ok(SearchAnswer { results, notes })
+    Ok(SearchAnswer {
+        results,
+        notes: notes.0,
+    })
+}
+
+/// What a search says on the way, kept for the answer.
+struct Notes(Vec<String>);
+
+impl search::Face for Notes {
+    fn progress(&mut self, _: Progress) {}
+
+    fn searched(&mut self, _: &ScopedStore, _: Option<&RebuildReport>) {}
+
+    fn warn(&mut self, line: &str) {
+        self.0.push(line.to_string());
+    }
+}
+
+fn search_error(e: SearchError) -> ToolError {
+    match e {
+        SearchError::Query(e) => query_error(e),
+        SearchError::NoStore { .. } => {
+            ToolError::new("no store to search").with_hint(NO_STORE_HINT)
+        }
+        SearchError::Stores(e) => ToolError::from_error(e),
+        SearchError::Store { scope, source, .. } => ToolError::new(format!(
+            "cannot search the {} store: {source}",
+            scope.as_str()
+        )),
+    }
 }
 
 /// Each id read whole, or named as not found; a tool error only when none
@@ -164,6 +165,6 @@ const NO_STORE_HINT: &str = "start the server in a project with a `.memory/` fol
 
 /// A query that cannot be searched for, as `memctl search` says it.
 fn query_error(e: QueryError) -> ToolError {
-    let hint = mdagent::search::query_hint(&e, false);
+    let hint = search::query_hint(&e, false);
     ToolError::new(format!("argument \"query\": {e}")).with_hint(hint)
 }
