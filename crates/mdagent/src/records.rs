@@ -255,7 +255,7 @@ pub fn hit_json(scope: Scope, h: &Hit) -> HitJson {
     HitJson {
         id: h.id.clone(),
         name: h.name.clone(),
-        record_type: h.record_type.clone(),
+        record_type: h.record_type.map(|t| t.as_str().to_string()),
         scope: scope.as_str(),
         path: h.path.clone(),
         description: h.description.clone(),
@@ -264,6 +264,6 @@ pub fn hit_json(scope: Scope, h: &Hit) -> HitJson {
         updated: h.updated.clone(),
         age_days: h.age_days,
         revision: h.revision.unwrap_or(1),
-        source: h.source.clone(),
+        source: h.source.as_str().to_string(),
     }
 }

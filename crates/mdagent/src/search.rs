@@ -116,7 +116,10 @@ pub fn search(
             },
         })?;
         let temporary = outcome.temporary_index.as_ref();
-        face.searched(scoped, outcome.rebuilt.as_ref().filter(|_| temporary.is_none()));
+        face.searched(
+            scoped,
+            outcome.rebuilt.as_ref().filter(|_| temporary.is_none()),
+        );
         if let Some(why) = temporary
             && !std::mem::replace(&mut said_temporary, true)
         {

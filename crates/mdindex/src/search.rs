@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use jiff::Timestamp;
-use mdstore::RecordType;
+use mdstore::expiry::Expiry;
+use mdstore::{RecordType, Source};
 use rusqlite::types::Value;
 use serde::{Serialize, Serializer};
 
@@ -27,8 +28,8 @@ const NS_PER_DAY: f64 = 86_400e9;
 pub struct Hit {
     pub id: String,
     pub name: String,
-    #[serde(rename = "type")]
-    pub record_type: Option<String>,
+    #[serde(rename = "type", serialize_with = "type_name")]
+    pub record_type: Option<RecordType>,
     /// The record file, absolute.
     pub path: PathBuf,
     pub description: String,
@@ -44,7 +45,24 @@ pub struct Hit {
     /// Whole days since `updated`.
     pub age_days: Option<i64>,
     pub revision: Option<u64>,
-    pub source: String,
+    #[serde(serialize_with = "source_name")]
+    pub source: Source,
+    /// The record's `expires` as written (SPEC §2), so that a caller can
+    /// tell whether it still holds ([`Hit::has_expired`]) without reading
+    /// the file again.
+    #[serde(skip)]
+    pub expires: Option<String>,
+}
+
+impl Hit {
+    /// Whether the record's `expires` has passed at `now`
+    /// (`mdstore::expiry`, the one reading of it).
+    pub fn has_expired(&self, now: Timestamp) -> bool {
+        self.expires
+            .as_deref()
+            .and_then(Expiry::parse)
+            .is_some_and(|expiry| expiry.is_past(now))
+    }
 }
 
 /// Merges the hits of several stores, listed nearest first, into one
@@ -73,6 +91,14 @@ where
         .into_iter()
         .map(|(_, label, hit)| (label, hit))
         .collect()
+}
+
+fn type_name<S: Serializer>(t: &Option<RecordType>, serializer: S) -> Result<S::Ok, S::Error> {
+    t.map(RecordType::as_str).serialize(serializer)
+}
+
+fn source_name<S: Serializer>(source: &Source, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(source.as_str())
 }
 
 fn bracketed<S: Serializer>(snippet: &Snippet, serializer: S) -> Result<S::Ok, S::Error> {
@@ -162,7 +188,8 @@ impl Index {
                     updated_ns: row.get(6)?,
                     revision: row.get(7)?,
                     source: row.get(8)?,
-                    score: row.get(9)?,
+                    expires: row.get(9)?,
+                    score: row.get(10)?,
                 })
             })
             .at(path)?;
@@ -251,20 +278,21 @@ impl Index {
             path: self.store.root().join(&row.rel_path),
             id: row.id,
             name: row.name,
-            record_type: row.record_type,
+            // The index holds what the record's header parsed to.
+            record_type: row.record_type.as_deref().and_then(RecordType::parse),
             description: row.description,
             score,
             updated: updated.map(|t| t.to_string()),
             age_days: age_days_exact.map(|days| days.floor() as i64),
             revision: row.revision.and_then(|r| u64::try_from(r).ok()),
-            source: row.source,
+            source: Source::parse(&row.source).unwrap_or(Source::Inferred),
+            expires: row.expires,
         }
     }
 }
 
 /// The columns of a [`Row`] (its score follows them).
-const COLUMNS: &str =
-    "d.id, d.name, d.type, d.rel_path, d.description, d.body, d.updated_ns, d.revision, d.source";
+const COLUMNS: &str = "d.id, d.name, d.type, d.rel_path, d.description, d.body, d.updated_ns, d.revision, d.source, d.expires";
 
 /// The conditions on `d` (each starting ` AND`) of `query`'s filters and
 /// `types`, with their parameters.
@@ -313,6 +341,7 @@ struct Row {
     updated_ns: Option<i64>,
     revision: Option<i64>,
     source: String,
+    expires: Option<String>,
     score: Option<f64>,
 }
 
@@ -332,7 +361,8 @@ mod tests {
             updated: None,
             age_days: None,
             revision: None,
-            source: "user".into(),
+            source: Source::User,
+            expires: None,
         }
     }
 

@@ -45,7 +45,7 @@ pub fn recall(
             .filter(|hit| {
                 !ask.already_shown
                     .contains(&key(scoped.scope.as_str(), &hit.id))
-                    && read::is_current(scoped, hit, now)
+                    && read::is_current(hit, now)
             })
             .collect();
         per_store.push((scoped, relevant));
@@ -53,7 +53,6 @@ pub fn recall(
     order_by_meaning(config, &mut per_store, &in_cache, prompt, warnings);
     // Merged over every candidate, then cut to `max` after reading: a hit
     // whose record has expired (or went away) leaves its place to the next.
-    let now = jiff::Timestamp::now();
     Ok(mdindex::merge_ranked(per_store, candidates(ask.max))
         .into_iter()
         .filter_map(|(scoped, hit)| read::recalled(scoped, hit, now))

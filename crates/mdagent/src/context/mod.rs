@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use crate::Config;
-use crate::stores::{self, StoreError};
+use crate::stores::{ScopedStore, StoreError};
 pub use render::{Catalogue, Context, POLICY, Recalled};
 
 /// Characters of output by default: Claude Code shows a hook's output of
@@ -63,16 +63,21 @@ pub enum ContextError {
     },
 }
 
-/// The context for `ask` from every store this folder reads (none: empty).
-pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
-    let stores = stores::read_stores(config)?;
+/// The context for `ask` from `stores`, those this folder reads
+/// (`stores::read_stores`, found once by the caller, who may act on them
+/// too; none: empty).
+pub fn gather(
+    config: &Config,
+    stores: &[ScopedStore],
+    ask: &Ask<'_>,
+) -> Result<Context, ContextError> {
     let now = mdstore::clock::now();
     let mut context = Context {
         policy: POLICY,
         ..Context::default()
     };
     if ask.session_start {
-        for scoped in &stores {
+        for scoped in stores {
             if let Some(catalogue) = read::catalogue(config.cache_dir(), scoped, now)? {
                 context.catalogues.push(catalogue);
             }
@@ -83,7 +88,7 @@ pub fn gather(config: &Config, ask: &Ask<'_>) -> Result<Context, ContextError> {
         .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?)))
     {
         let warnings = &mut context.warnings;
-        context.records = choose::recall(config, &stores, &query, prompt, ask, now, warnings)?;
+        context.records = choose::recall(config, stores, &query, prompt, ask, now, warnings)?;
     }
     Ok(context)
 }

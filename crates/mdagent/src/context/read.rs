@@ -94,25 +94,20 @@ fn headers(cache: &Path, store: &Store, which: Headers) -> Vec<Summary> {
     from_index().unwrap_or_else(|_| StoreView::load(store).summaries)
 }
 
-/// Whether a hit's record is still current at `now` (its header read
-/// again: the index ranks records, it does not say what is current).
-pub fn is_current(scoped: &ScopedStore, hit: &Hit, now: Timestamp) -> bool {
-    let Some(rel) = scoped.store.record_rel_path(&hit.path) else {
-        return false;
-    };
-    scoped
-        .store
-        .read_summary(&rel)
-        .is_ok_and(|summary| !has_expired(&summary.meta, now))
+/// Whether a hit's record is still current at `now`, by the `expires` the
+/// index holds (synced with the files just before the search): no file is
+/// read for a candidate that may not be shown.
+pub fn is_current(hit: &Hit, now: Timestamp) -> bool {
+    !hit.has_expired(now)
 }
 
 /// A hit as shown, its content read from the file (`None` if the file
 /// went away since the search, or if its `expires` has passed at `now`: a
 /// record that no longer holds is never recalled as if it did).
-pub fn recalled(scoped: &ScopedStore, hit: Hit, now: jiff::Timestamp) -> Option<Recalled> {
+pub fn recalled(scoped: &ScopedStore, hit: Hit, now: Timestamp) -> Option<Recalled> {
     let rel = scoped.store.record_rel_path(&hit.path)?;
     let record = scoped.store.read_record(&rel).ok()?;
-    if mdstore::expiry::has_expired(&record.meta, now) {
+    if has_expired(&record.meta, now) {
         return None;
     }
     let body = record.body.trim();
@@ -130,9 +125,9 @@ pub fn recalled(scoped: &ScopedStore, hit: Hit, now: jiff::Timestamp) -> Option<
         );
     }
     Some(Recalled {
-        source: hit.source,
+        source: hit.source.as_str().to_string(),
         id: hit.id,
-        record_type: hit.record_type,
+        record_type: hit.record_type.map(|t| t.as_str().to_string()),
         age_days: hit.age_days,
         freshness: freshness(hit.age_days),
         content,

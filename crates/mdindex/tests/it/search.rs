@@ -64,7 +64,7 @@ fn a_hit_carries_what_json_output_needs() {
     let hit = &outcome.hits[0];
     assert_eq!(hit.id, "deploy-freeze");
     assert_eq!(hit.name, "deploy-freeze");
-    assert_eq!(hit.record_type.as_deref(), Some("project"));
+    assert_eq!(hit.record_type, Some(mdstore::RecordType::Project));
     assert_eq!(hit.path, env.path("deploy-freeze"));
     assert!(hit.path.is_absolute());
     assert_eq!(hit.description, "No deploys on Fridays");
@@ -73,7 +73,7 @@ fn a_hit_carries_what_json_output_needs() {
     assert_eq!(hit.updated.as_deref(), Some("2026-02-03T04:05:06Z"));
     assert!(hit.age_days.unwrap() >= 0);
     assert_eq!(hit.revision, Some(3));
-    assert_eq!(hit.source, "verified");
+    assert_eq!(hit.source, mdstore::Source::Verified);
 
     let json = serde_json::to_value(hit).unwrap();
     let mut keys: Vec<&str> = json

@@ -27,7 +27,8 @@ pub fn run(config: &Config, ui: &Ui, args: ContextArgs) -> anyhow::Result<Exit> 
         max: args.max,
         already_shown: HashSet::new(),
     };
-    let context = context::gather(config, &ask)?;
+    let stores = mdagent::stores::read_stores(config)?;
+    let context = context::gather(config, &stores, &ask)?;
     for warning in &context.warnings {
         ui.warn(warning);
     }

@@ -31,7 +31,8 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         ui,
         bar: ProgressBar::new(ui),
     };
-    let found = search::search(config, &request, &mut face).map_err(|e| failure(config, &text, e))?;
+    let found =
+        search::search(config, &request, &mut face).map_err(|e| failure(config, &text, e))?;
     let hits = found.hits;
     if args.json {
         print_json(&hits)?;
@@ -131,7 +132,7 @@ fn no_store_to_search(config: &Config, wanted: &[Scope]) -> anyhow::Result<Failu
 }
 
 fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {
-    let kind = hit.record_type.as_deref().unwrap_or("-");
+    let kind = hit.record_type.map_or("-", |t| t.as_str());
     let age = match hit.age_days {
         Some(0) => "today".to_string(),
         Some(1) => "1 day ago".to_string(),

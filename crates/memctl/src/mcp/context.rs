@@ -42,7 +42,8 @@ pub fn recall(
         max,
         already_shown: shown.keys().map(str::to_string).collect(),
     };
-    let gathered = context::gather(config, &ask).map_err(ToolError::from_error)?;
+    let stores = mdagent::stores::read_stores(config).map_err(ToolError::from_error)?;
+    let gathered = context::gather(config, &stores, &ask).map_err(ToolError::from_error)?;
     for warning in &gathered.warnings {
         eprintln!("memctl mcp: warning: {}", ui::shown(warning));
     }

@@ -41,19 +41,9 @@ pub fn search(config: &Config, params: SearchParams) -> Result<SearchAnswer, Too
     let results = found
         .hits
         .into_iter()
-        .map(|(scope, hit)| {
-            // The index keeps no `expires`; a header is a short read.
-            let store = found.stores.iter().find(|s| s.scope == scope);
-            let expired = store
-                .and_then(|s| {
-                    let rel = s.store.record_rel_path(&hit.path)?;
-                    s.store.read_summary(&rel).ok()
-                })
-                .is_some_and(|s| has_expired(&s.meta, now));
-            SearchRow {
-                hit: records::hit_json(scope, &hit),
-                expired,
-            }
+        .map(|(scope, hit)| SearchRow {
+            hit: records::hit_json(scope, &hit),
+            expired: hit.has_expired(now),
         })
         .collect();
     Ok(SearchAnswer {

@@ -5,6 +5,7 @@
 //! tests/fixtures/hooks/README.md).
 
 use std::io::Read as _;
+use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
@@ -32,18 +33,184 @@ pub enum Moment {
     Nothing,
 }
 
+/// An event of `agent`'s, typed: one Rust type per agent and event, each
+/// field read and checked once, here.
+#[derive(Debug)]
+pub enum Event {
+    ClaudeCode(ClaudeCodeEvent),
+    Codex(CodexEvent),
+}
+
+/// Claude Code's events that memctl knows.
+#[derive(Debug)]
+pub enum ClaudeCodeEvent {
+    SessionStart(SessionStart),
+    UserPromptSubmit(PromptSubmit),
+    SessionEnd(SessionEnd),
+    /// Fires after every turn of a session whose `SessionEnd` memctl also
+    /// gets: nothing to do there.
+    Stop,
+    PreCompact,
+    PostCompact,
+}
+
+/// Codex's events that memctl knows.
+#[derive(Debug)]
+pub enum CodexEvent {
+    SessionStart(SessionStart),
+    UserPromptSubmit(PromptSubmit),
+    /// Codex has sent `SessionEnd` since 0.16x (0.169.1 was seen to send
+    /// it, with `transcript_path` and `reason`).
+    SessionEnd(SessionEnd),
+    /// A turn is over: an older Codex has nothing else to end a session with.
+    Stop(SessionEnd),
+    PreCompact,
+    PostCompact,
+}
+
+/// `SessionStart`.
+#[derive(Debug)]
+pub struct SessionStart {
+    pub cwd: Option<String>,
+    pub session_id: Option<String>,
+    /// `startup`, `resume`, `clear`, `compact`.
+    pub source: Option<String>,
+}
+
+/// `UserPromptSubmit`.
+#[derive(Debug)]
+pub struct PromptSubmit {
+    pub cwd: Option<String>,
+    pub session_id: String,
+    pub prompt: String,
+}
+
+/// `SessionEnd`, and Codex's `Stop`.
+#[derive(Debug)]
+pub struct SessionEnd {
+    pub cwd: Option<String>,
+    pub session_id: String,
+    pub transcript: Option<PathBuf>,
+}
+
+/// The event's name, which moment it is, or why it was refused: an
+/// unknown event, or a known one whose fields are wrong ([`Moment`] known).
+pub type Refused = (Option<Moment>, anyhow::Error);
+
+impl Event {
+    /// `value` (one JSON object, [`read`]) as `agent`'s event.
+    pub fn parse(agent: HookAgent, value: &Value) -> Result<(String, Event), Refused> {
+        let name = field(value, "hook_event_name").map_err(|e| (None, e))?;
+        let Some(moment) = moment(agent, name) else {
+            return Err((
+                None,
+                anyhow::anyhow!(
+                    "{} sends no hook event {:?} that memctl answers",
+                    agent.name(),
+                    mdstore::escape::for_message(name, 60)
+                ),
+            ));
+        };
+        let event = Event::fields(agent, name, value).map_err(|e| (Some(moment), e))?;
+        Ok((name.to_string(), event))
+    }
+
+    fn fields(agent: HookAgent, name: &str, value: &Value) -> anyhow::Result<Event> {
+        let cwd = value.get("cwd").and_then(Value::as_str).map(str::to_string);
+        let text = |field_name| field(value, field_name).map(str::to_string);
+        let start = || SessionStart {
+            cwd: cwd.clone(),
+            session_id: value
+                .get("session_id")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            source: value
+                .get("source")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        let prompt = || -> anyhow::Result<PromptSubmit> {
+            Ok(PromptSubmit {
+                prompt: text("prompt")?,
+                session_id: text("session_id")?,
+                cwd: cwd.clone(),
+            })
+        };
+        let end = || -> anyhow::Result<SessionEnd> {
+            Ok(SessionEnd {
+                session_id: text("session_id")?,
+                transcript: optional_field(value, "transcript_path")?.map(PathBuf::from),
+                cwd: cwd.clone(),
+            })
+        };
+        Ok(match agent {
+            HookAgent::ClaudeCode => Event::ClaudeCode(match name {
+                "SessionStart" => ClaudeCodeEvent::SessionStart(start()),
+                "UserPromptSubmit" => ClaudeCodeEvent::UserPromptSubmit(prompt()?),
+                "SessionEnd" => ClaudeCodeEvent::SessionEnd(end()?),
+                "Stop" => ClaudeCodeEvent::Stop,
+                "PreCompact" => ClaudeCodeEvent::PreCompact,
+                "PostCompact" => ClaudeCodeEvent::PostCompact,
+                _ => bail!("Claude Code sends no hook event {name:?}"),
+            }),
+            HookAgent::Codex => Event::Codex(match name {
+                "SessionStart" => CodexEvent::SessionStart(start()),
+                "UserPromptSubmit" => CodexEvent::UserPromptSubmit(prompt()?),
+                "SessionEnd" => CodexEvent::SessionEnd(end()?),
+                "Stop" => CodexEvent::Stop(end()?),
+                "PreCompact" => CodexEvent::PreCompact,
+                "PostCompact" => CodexEvent::PostCompact,
+                _ => bail!("Codex sends no hook event {name:?}"),
+            }),
+        })
+    }
+
+    /// The agent's folder, when the event names one.
+    pub fn cwd(&self) -> Option<&str> {
+        match self.what() {
+            What::Start(e) => e.cwd.as_deref(),
+            What::Prompt(e) => e.cwd.as_deref(),
+            What::End(e, _) => e.cwd.as_deref(),
+            What::Nothing => None,
+        }
+    }
+
+    /// What the event asks of memctl, whichever agent sent it.
+    pub fn what(&self) -> What<'_> {
+        use {ClaudeCodeEvent as Claude, CodexEvent as Codex};
+        match self {
+            Event::ClaudeCode(Claude::SessionStart(e)) | Event::Codex(Codex::SessionStart(e)) => {
+                What::Start(e)
+            }
+            Event::ClaudeCode(Claude::UserPromptSubmit(e))
+            | Event::Codex(Codex::UserPromptSubmit(e)) => What::Prompt(e),
+            Event::ClaudeCode(Claude::SessionEnd(e)) | Event::Codex(Codex::SessionEnd(e)) => {
+                What::End(e, Moment::SessionEnd)
+            }
+            Event::Codex(Codex::Stop(e)) => What::End(e, Moment::TurnEnd),
+            Event::ClaudeCode(Claude::Stop | Claude::PreCompact | Claude::PostCompact)
+            | Event::Codex(Codex::PreCompact | Codex::PostCompact) => What::Nothing,
+        }
+    }
+}
+
+/// An event by what it asks for.
+pub enum What<'a> {
+    Start(&'a SessionStart),
+    Prompt(&'a PromptSubmit),
+    /// A session's end, or a turn's ([`Moment::TurnEnd`]).
+    End(&'a SessionEnd, Moment),
+    Nothing,
+}
+
 /// The moment of event `name` for `agent`; `None` for an event it does
 /// not send or memctl does not know.
-pub fn moment(agent: HookAgent, name: &str) -> Option<Moment> {
+fn moment(agent: HookAgent, name: &str) -> Option<Moment> {
     match (agent, name) {
         (_, "SessionStart") => Some(Moment::SessionStart),
         (_, "UserPromptSubmit") => Some(Moment::UserPromptSubmit),
-        // Codex has sent SessionEnd since 0.16x (0.169.1 was seen to send it,
-        // with `transcript_path` and `reason`); an older one only has Stop.
         (_, "SessionEnd") => Some(Moment::SessionEnd),
         (HookAgent::Codex, "Stop") => Some(Moment::TurnEnd),
-        // Claude Code's Stop fires after every turn of a session whose
-        // SessionEnd memctl also gets: nothing to do there.
         (HookAgent::ClaudeCode, "Stop" | "PreCompact" | "PostCompact")
         | (HookAgent::Codex, "PreCompact" | "PostCompact") => Some(Moment::Nothing),
         _ => None,
@@ -73,7 +240,7 @@ pub fn read() -> anyhow::Result<Value> {
 }
 
 /// A string field of the event, or an error naming it.
-pub fn field<'a>(event: &'a Value, name: &str) -> anyhow::Result<&'a str> {
+fn field<'a>(event: &'a Value, name: &str) -> anyhow::Result<&'a str> {
     match event.get(name) {
         Some(Value::String(text)) => Ok(text),
         Some(_) => bail!("the hook event's {name:?} is not a string"),
@@ -83,7 +250,7 @@ pub fn field<'a>(event: &'a Value, name: &str) -> anyhow::Result<&'a str> {
 
 /// A string field that may be missing or null (Codex sends
 /// `"transcript_path": null`); any other type is an error naming it.
-pub fn optional_field<'a>(event: &'a Value, name: &str) -> anyhow::Result<Option<&'a str>> {
+fn optional_field<'a>(event: &'a Value, name: &str) -> anyhow::Result<Option<&'a str>> {
     match event.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => field(event, name).map(Some),

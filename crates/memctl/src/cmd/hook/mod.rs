@@ -17,14 +17,13 @@ mod answer;
 mod event;
 
 use anyhow::{Context as _, bail};
-use serde_json::Value;
 
 use mdagent::Config;
 use mdagent::context::session::Session;
 use mdagent::context::{self, Ask, Context};
 use mdagent::lifecycle::{self, Launcher, Moment as JobMoment};
 
-use self::event::Moment;
+use self::event::{Event, Moment, What};
 use crate::cli::{ContextArgs, HookAgent, HookArgs};
 use crate::failure::Exit;
 use crate::ui;
@@ -117,36 +116,34 @@ impl Failed {
 /// The hook's standard output (`None`: nothing to add) and what to do
 /// after writing it.
 fn handle(config: &Config, hook: &Hook) -> Result<(Option<String>, Option<After>), Failed> {
-    let unread = |error| Failed {
+    let value = event::read().map_err(|error| Failed {
         moment: None,
         error,
+    })?;
+    let (name, event) =
+        Event::parse(hook.agent, &value).map_err(|(moment, error)| Failed { moment, error })?;
+    let moment = match event.what() {
+        What::Start(_) => Moment::SessionStart,
+        What::Prompt(_) => Moment::UserPromptSubmit,
+        What::End(_, moment) => moment,
+        What::Nothing => Moment::Nothing,
     };
-    let event = event::read().map_err(unread)?;
-    let name = event::field(&event, "hook_event_name").map_err(unread)?;
-    let Some(moment) = event::moment(hook.agent, name) else {
-        return Err(unread(anyhow::anyhow!(
-            "{} sends no hook event {:?} that memctl answers",
-            hook.agent.name(),
-            mdstore::escape::for_message(name, 60)
-        )));
-    };
-    answer_event(config, hook, &event, name, moment).map_err(|error| Failed {
+    answer_event(config, hook, &event, &name).map_err(|error| Failed {
         moment: Some(moment),
         error,
     })
 }
 
-/// What `event` (read, and known to be `moment`) asks for.
+/// What `event` (named `name`) asks for.
 fn answer_event(
     config: &Config,
     hook: &Hook,
-    event: &Value,
+    event: &Event,
     name: &str,
-    moment: Moment,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
     // The agent's folder, not the hook's: where its workspace store is.
     let in_event_folder;
-    let config = match event.get("cwd").and_then(Value::as_str) {
+    let config = match event.cwd() {
         Some(cwd) if config.named_store().is_none() => {
             in_event_folder = config.in_folder(std::path::Path::new(cwd));
             let entered = in_event_folder
@@ -161,14 +158,13 @@ fn answer_event(
         }
         _ => config,
     };
-    match moment {
-        Moment::SessionStart => session_start(config, hook, event, name),
-        Moment::UserPromptSubmit => user_prompt_submit(config, hook, event, name),
-        Moment::SessionEnd | Moment::TurnEnd if hook.lifecycle => {
+    match event.what() {
+        What::Start(start) => session_start(config, hook, start, name),
+        What::Prompt(prompt) => user_prompt_submit(config, hook, prompt, name),
+        What::End(end, moment) if hook.lifecycle => {
             let end = lifecycle::SessionEnd {
-                session_id: event::field(event, "session_id")?,
-                transcript: event::optional_field(event, "transcript_path")?
-                    .map(std::path::Path::new),
+                session_id: &end.session_id,
+                transcript: end.transcript.as_deref(),
                 after_turn: moment == Moment::TurnEnd,
             };
             let stores = mdagent::stores::read_stores(config)?;
@@ -178,26 +174,24 @@ fn answer_event(
             }
             Ok((None, None))
         }
-        Moment::SessionEnd | Moment::TurnEnd => {
+        What::End(..) => {
             bail!("{name} is answered by `memctl hook {}`", hook.agent.name())
         }
-        Moment::Nothing => Ok((None, None)),
+        What::Nothing => Ok((None, None)),
     }
 }
 
 fn session_start(
     config: &Config,
     hook: &Hook,
-    event: &Value,
+    event: &event::SessionStart,
     name: &str,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
     let cache = config.cache_dir();
     // A cleared or compacted conversation no longer holds what was shown
     // before.
-    if matches!(
-        event.get("source").and_then(Value::as_str),
-        Some("clear" | "compact")
-    ) && let Some(id) = event.get("session_id").and_then(Value::as_str)
+    if matches!(event.source.as_deref(), Some("clear" | "compact"))
+        && let Some(id) = &event.session_id
     {
         answer::save_or_warn(&hook.label, &Session::empty(cache, id));
     }
@@ -206,9 +200,10 @@ fn session_start(
         max: hook.max,
         ..Ask::default()
     };
-    let context = context::gather(config, &ask)?;
+    // Found once for the context and the background jobs.
+    let stores = mdagent::stores::read_stores(config)?;
+    let context = context::gather(config, &stores, &ask)?;
     let (told, after) = if hook.lifecycle {
-        let stores = mdagent::stores::read_stores(config)?;
         let mut told = lifecycle::reports::lines(&lifecycle::reports::take(config, &stores));
         let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
         told.extend(mdagent::pending::problems(config, &roots));
@@ -229,11 +224,10 @@ fn session_start(
 fn user_prompt_submit(
     config: &Config,
     hook: &Hook,
-    event: &Value,
+    event: &event::PromptSubmit,
     name: &str,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
-    let prompt = event::field(event, "prompt")?;
-    let id = event::field(event, "session_id")?;
+    let id = &event.session_id;
     let cache = config.cache_dir();
     // Unreadable state only means records may be shown again.
     let (mut session, readable) = match Session::load(cache, id) {
@@ -244,7 +238,7 @@ fn user_prompt_submit(
         }
     };
     let ask = Ask {
-        prompt: Some(prompt),
+        prompt: Some(&event.prompt),
         session_start: false,
         max: hook.max,
         already_shown: session.keys().map(str::to_string).collect(),
@@ -255,7 +249,9 @@ fn user_prompt_submit(
         system_message: None,
         relay: false,
     };
-    let context: Context = answer.fit(context::gather(config, &ask)?);
+    // Found once for the context and the background jobs.
+    let stores = mdagent::stores::read_stores(config)?;
+    let context: Context = answer.fit(context::gather(config, &stores, &ask)?);
     for warning in &context.warnings {
         eprintln!("{}: warning: {}", hook.label, ui::shown(warning));
     }
@@ -266,11 +262,7 @@ fn user_prompt_submit(
         answer::save_or_warn(&hook.label, &session);
     }
     let after = if hook.lifecycle {
-        jobs(
-            config,
-            mdagent::stores::read_stores(config)?,
-            JobMoment::Prompt,
-        )
+        jobs(config, stores, JobMoment::Prompt)
     } else {
         None
     };
