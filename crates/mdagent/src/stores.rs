@@ -41,6 +41,11 @@ pub enum StoreError {
         "no workspace store here: no `.memory/` folder above this one, and no git repository to put one in"
     )]
     NoWorkspace,
+    #[error("{} is not used as the workspace store: {why}", dir.display())]
+    Refused {
+        dir: PathBuf,
+        why: mdstore::untrusted::Refusal,
+    },
     #[error("cannot read the current folder")]
     CurrentDir(#[source] Arc<io::Error>),
     #[error("cannot open the store at {}", dir.display())]
@@ -79,6 +84,12 @@ impl StoreError {
             }
             StoreError::NoWorkspace => Some(
                 "run `memctl init` in your project's root, pass --store DIR, or use --global"
+                    .to_string(),
+            ),
+            StoreError::Refused { .. } => Some(
+                "a `.memory` found in a project must be a real folder inside it (a repository \
+                 can commit a link to anywhere); if you trust where it points, name that \
+                 folder with --store DIR, or use --global"
                     .to_string(),
             ),
             _ => None,
@@ -157,10 +168,31 @@ pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
         return Ok(Some(dir));
     }
     let cwd = config.cwd().map_err(StoreError::CurrentDir)?;
-    Ok(cwd
-        .ancestors()
-        .map(|a| a.join(WORKSPACE_DIR))
-        .find(|candidate| candidate.is_dir()))
+    for holder in cwd.ancestors() {
+        if let Some(dir) = found_store(holder)? {
+            return Ok(Some(dir));
+        }
+    }
+    Ok(None)
+}
+
+/// The `.memory` folder in `holder`, if there is one, vetted: memctl found
+/// it, nobody chose it, and a repository controls it (issue 25 item 1). A
+/// link named `.memory`, even a dangling one, or a folder that resolves
+/// outside `holder` is refused rather than passed over, so that no store
+/// further up is silently used instead. A file of that name is not a store
+/// and is passed over.
+pub fn found_store(holder: &Path) -> Result<Option<PathBuf>, StoreError> {
+    let dir = holder.join(WORKSPACE_DIR);
+    let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+        return Ok(None);
+    };
+    if !meta.is_dir() && !meta.file_type().is_symlink() {
+        return Ok(None);
+    }
+    mdstore::untrusted::vet_found_folder(holder, WORKSPACE_DIR)
+        .map(Some)
+        .map_err(|why| StoreError::Refused { dir, why })
 }
 
 /// The stores a read command covers: the workspace store if there is one and

@@ -104,6 +104,13 @@ pub enum ConfigError {
         #[source]
         source: Arc<io::Error>,
     },
+    /// A store's settings file that is not a regular file of at most
+    /// `store_file::MAX_BYTES`, and so left unread.
+    #[error("{}: not read: {why}", path.display())]
+    Refused {
+        path: PathBuf,
+        why: mdstore::untrusted::Refusal,
+    },
     /// A settings file that is not valid TOML or says something memctl
     /// cannot use; `why` names the key.
     #[error("{}: {why}", path.display())]
@@ -133,6 +140,14 @@ impl ConfigError {
             }
             ConfigError::Switch { name, .. } => {
                 return Some(format!("set {name} to on or off, or unset it"));
+            }
+            ConfigError::Refused { .. } => {
+                return Some(format!(
+                    "a store's {} is read only as a regular file of at most {} KiB, never \
+                     through a link: replace it with one, or remove it",
+                    store_file::SETTINGS_FILE,
+                    store_file::MAX_BYTES / 1024
+                ));
             }
             ConfigError::ReadFile { part, .. } | ConfigError::Invalid { part, .. } => part,
         };

@@ -10,7 +10,6 @@
 //! clone's, the file is read through `mdstore::untrusted`: never through a
 //! symbolic link, only a regular file, at most [`MAX_BYTES`].
 
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -78,19 +77,75 @@ pub fn load(store_root: &Path) -> Result<Settings, ConfigError> {
 /// The settings file of the store at `store_root`, read once.
 pub fn read(store_root: &Path) -> StoreFile {
     let path = store_root.join(SETTINGS_FILE);
-    let table = match read_untrusted(&path) {
+    let table = match mdstore::untrusted::read(&path, MAX_BYTES) {
         Ok(None) => Ok(None),
-        Ok(Some(text)) => text
-            .parse::<toml::Table>()
-            .map(Some)
-            .map_err(|e| invalid(&path, e.to_string())),
-        Err(source) => Err(ConfigError::ReadFile {
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
+            Ok(text) => text
+                .parse::<toml::Table>()
+                .map(Some)
+                .map_err(|e| invalid(&path, syntax_error(&text, &e))),
+            Err(_) => Err(invalid(&path, "not UTF-8 text".to_string())),
+        },
+        Err(mdstore::untrusted::ReadError::Refused(why)) => Err(ConfigError::Refused {
+            path: path.clone(),
+            why,
+        }),
+        Err(mdstore::untrusted::ReadError::Io(source)) => Err(ConfigError::ReadFile {
             path: path.clone(),
             part: Part::StoreFile,
             source: Arc::new(source),
         }),
     };
     StoreFile { path, table }
+}
+
+/// A TOML syntax error as where and what, never the file's text: the
+/// parser's own message quotes the line it stopped at, and a settings file
+/// may hold a secret (one committed as a link to `~/.netrc` used to be
+/// read, and printed on every write and into MCP clients' logs).
+fn syntax_error(text: &str, error: &toml::de::Error) -> String {
+    let what = without_quoted(&error.message().replace('\n', "; "), '`', '`');
+    match error.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+            let line_start = before
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[line_start..])
+                .chars()
+                .count()
+                + 1;
+            format!("not valid TOML at line {line}, column {column}: {what}")
+        }
+        None => format!("not valid TOML: {what}"),
+    }
+}
+
+/// `message` with every `open`…`close` segment that holds a letter or
+/// digit (a key, a value: the file's own words) cut out; punctuation the
+/// parser expected (`=`, `]`) stays.
+fn without_quoted(message: &str, open: char, close: char) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(start) = rest.find(open) {
+        let after = &rest[start + open.len_utf8()..];
+        let Some(len) = after.find(close) else {
+            break;
+        };
+        let inner = &after[..len];
+        out += &rest[..start];
+        if inner.chars().any(char::is_alphanumeric) {
+            out += "…";
+        } else {
+            out.push(open);
+            out += inner;
+            out.push(close);
+        }
+        rest = &after[len + close.len_utf8()..];
+    }
+    out + rest
 }
 
 impl StoreFile {
@@ -100,9 +155,24 @@ impl StoreFile {
         match &self.table {
             Ok(None) => Ok(Settings::default()),
             Ok(Some(table)) => {
-                Settings::deserialize(table.clone()).map_err(|e| invalid(&self.path, e.to_string()))
+                // The key is named (it says what to fix); a value is not
+                // quoted (`invalid type: string "…"`), as it may be a secret.
+                Settings::deserialize(table.clone())
+                    .map_err(|e| invalid(&self.path, without_quoted(e.message().trim(), '"', '"')))
             }
             Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// What is wrong with the file, without its path (for `check`, which
+    /// names it): `None` when there is none or it can be used.
+    pub fn problem(&self) -> Option<String> {
+        match self.settings() {
+            Ok(_) => None,
+            Err(ConfigError::Invalid { why, .. }) => Some(why),
+            Err(ConfigError::Refused { why, .. }) => Some(format!("not read: {why}")),
+            Err(ConfigError::ReadFile { source, .. }) => Some(format!("cannot be read: {source}")),
+            Err(other) => Some(other.to_string()),
         }
     }
 
@@ -126,24 +196,6 @@ fn invalid(path: &Path, why: String) -> ConfigError {
         part: Part::StoreFile,
         why,
     }
-}
-
-/// The text of a file a clone controls: `Ok(None)` when there is none.
-/// It is read through `mdstore::untrusted` (never through a symbolic link,
-/// never a pipe, only a regular file of at most [`MAX_BYTES`]); anything
-/// else is an error that says what the file is.
-fn read_untrusted(path: &Path) -> io::Result<Option<String>> {
-    let bytes = match mdstore::untrusted::read(path, MAX_BYTES) {
-        Ok(bytes) => bytes,
-        Err(mdstore::untrusted::ReadError::Refused(why)) => {
-            return Err(io::Error::other(why.to_string()));
-        }
-        Err(mdstore::untrusted::ReadError::Io(e)) => return Err(e),
-    };
-    bytes
-        .map(String::from_utf8)
-        .transpose()
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]

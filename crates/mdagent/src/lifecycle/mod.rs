@@ -96,7 +96,11 @@ pub fn keep_watched(config: &Config, launcher: &Launcher, stores: &[ScopedStore]
     let stores = distinct(stores);
     let allowed = autostart::autostart(config, &stores);
     if !allowed.watch {
-        return KeepWatched::default();
+        // Why it is off (a settings file that cannot be read) is still said.
+        return KeepWatched {
+            detached: false,
+            warnings: allowed.warnings,
+        };
     }
     let mut warnings = allowed.warnings;
     for scoped in &stores {

@@ -30,7 +30,10 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
     let mut labelled = 0;
     let mut json = Vec::new();
     for scoped in &stores {
-        let report = mdstore::check::check(&scoped.store);
+        let mut report = mdstore::check::check(&scoped.store);
+        report
+            .findings
+            .extend(settings_problem(scoped.store.root()));
         records += report.records;
         labelled += report.labelled.len();
         problems += report.findings.len();
@@ -93,4 +96,16 @@ pub fn run(config: &Config, ui: &Ui, args: CheckArgs) -> anyhow::Result<Exit> {
         count(problems, "problem", "problems")
     ));
     Ok(exit)
+}
+
+/// What is wrong with the store's `.memctl.toml`, if anything: every write
+/// and hook would otherwise report it one warning at a time (issue 25).
+fn settings_problem(store_root: &std::path::Path) -> Option<mdstore::check::Finding> {
+    let file = mdagent::config::store_file::read(store_root);
+    Some(mdstore::check::Finding {
+        rel_path: mdagent::config::store_file::SETTINGS_FILE.into(),
+        line: None,
+        severity: Severity::Error,
+        message: file.problem()?,
+    })
 }

@@ -18,10 +18,11 @@ pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
     } else if let Some((dir, _)) = stores::named_workspace_dir(config) {
         dir
     } else {
-        config
-            .cwd()
-            .context("cannot read the current folder")?
-            .join(WORKSPACE_DIR)
+        let here = config.cwd().context("cannot read the current folder")?;
+        // A `.memory` link committed in a clone is not made a store here
+        // either: init would write MEMORY.md wherever it points.
+        stores::found_store(here)?;
+        here.join(WORKSPACE_DIR)
     };
     let named = if config.global {
         dir.display().to_string()

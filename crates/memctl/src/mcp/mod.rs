@@ -103,8 +103,12 @@ pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
 /// store with its index instead.
 fn start_watchers(config: Config, verbose: bool) -> JoinHandle<Vec<Watcher>> {
     std::thread::spawn(move || {
-        let Ok(stores) = stores::read_stores(&config) else {
-            return Vec::new();
+        let stores = match stores::read_stores(&config) {
+            Ok(stores) => stores,
+            Err(e) => {
+                eprintln!("warning: no store watched: {e}");
+                return Vec::new();
+            }
         };
         if let Ok(launcher) = mdagent::lifecycle::Launcher::current() {
             let kept = mdagent::lifecycle::keep_watched(&config, &launcher, &stores);

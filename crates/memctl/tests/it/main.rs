@@ -57,6 +57,8 @@ mod help;
 mod hook_lifecycle;
 mod hook_outcomes;
 mod hook_pending;
+mod hostile_clone;
+mod hostile_settings;
 mod index;
 mod init;
 mod interactive;
