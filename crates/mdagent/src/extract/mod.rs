@@ -1,11 +1,13 @@
 //! Extract (SPEC §8): a finished session's user and assistant text goes to
 //! the user's model command ([`request`]), and its answer ([`answer`])
 //! becomes candidates for `remember`, each checked against what tools
-//! returned ([`provenance`]). memctl proposes nothing itself.
+//! returned ([`provenance`]); [`propose`] runs those steps as one call.
+//! memctl proposes nothing itself.
 
 pub mod answer;
 pub mod codex;
 pub mod origin;
+pub mod propose;
 pub mod provenance;
 pub mod request;
 pub mod transcript;

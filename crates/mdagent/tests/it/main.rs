@@ -7,5 +7,6 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod context;
+mod extract;
 mod search;
 mod support;

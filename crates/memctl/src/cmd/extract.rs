@@ -6,15 +6,15 @@
 
 use mdagent::Config;
 use mdagent::after_session::{self, Outcome, Tally};
-use mdagent::extract::origin::{Judged, Origin, Speakers};
-use mdagent::extract::{self, answer, request, transcript};
+use mdagent::extract::origin::{Judged, Origin};
+use mdagent::extract::propose::{ProposeError, Proposed, propose};
+use mdagent::extract::{answer, request, transcript};
 use mdagent::model_cmd::{self, ModelCmdError};
 use mdagent::model_source::{self, ModelCommand};
 use mdagent::pending;
 use mdagent::pending::Waiting;
-use mdagent::repeats::{self, Retargeted};
+use mdagent::repeats::Retargeted;
 use mdagent::stores::{self, WriteTarget};
-use mdstore::write::Candidate;
 
 use crate::cli::ExtractArgs;
 use crate::cmd::remember::{self, Batch};
@@ -86,27 +86,22 @@ fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit
     if !request.hidden.is_empty() {
         ui.note(&hidden_note(&request.hidden));
     }
-    let reply = model_cmd::run(&model.line, request.json.as_bytes(), timeout)
-        .map_err(|e| model_failure(e, &model))?;
-    let proposals = answer::parse(&reply).map_err(|reason| {
-        Failure::bad_input(format!(
-            "the model command's answer cannot be read: {reason}; nothing was written"
-        ))
-        .with_hint(answer::ANSWER_SHAPE)
-    })?;
-    let mut parsed = extract::candidates(&proposals, &conversation);
+    let proposed =
+        propose(config, &conversation, &request, &model, timeout).map_err(|e| match e {
+            ProposeError::Model(e) => model_failure(e, &model),
+            ProposeError::Answer(reason) => Failure::bad_input(format!(
+                "the model command's answer cannot be read: {reason}; nothing was written"
+            ))
+            .with_hint(answer::ANSWER_SHAPE),
+        })?;
+    let Proposed {
+        parsed,
+        origins,
+        retargeted,
+    } = proposed;
     if parsed.is_empty() {
         ui.note("The model proposed no candidates; nothing to remember.");
     }
-    // Whose words each is, judged on the model's wording; then each that
-    // repeats a record is proposed under that record's name.
-    let speakers = Speakers::of(&conversation);
-    let origins: Vec<Option<Judged>> = parsed
-        .iter()
-        .map(|p| p.as_ref().ok().map(|c| speakers.judge(&candidate_text(c))))
-        .collect();
-    let stores_now = stores::read_stores(config).unwrap_or_default();
-    let retargeted = repeats::retarget(&stores_now, stores::default_scope(config), &mut parsed);
     for (n, retargeted) in retargeted.iter().enumerate() {
         if let Some(r) = retargeted {
             ui.note(&repeat_note(n, r));
@@ -140,15 +135,6 @@ fn extract(config: &Config, ui: &Ui, args: &ExtractArgs) -> anyhow::Result<(Exit
         Outcome::Saved { saved, others }
     };
     Ok((exit, outcome))
-}
-
-/// A candidate's description and body, as its origin is judged.
-fn candidate_text(candidate: &Candidate) -> String {
-    format!(
-        "{}\n{}",
-        candidate.description.as_deref().unwrap_or_default(),
-        candidate.body.as_deref().unwrap_or_default()
-    )
 }
 
 /// `candidate 2 ("use-pnpm") repeats prefer-pnpm: proposed as an update of it.`
