@@ -15,6 +15,7 @@ layers over it that parse, call this crate and render.
 - [`remember`]: what is said about candidates and refusals, the same to a
   person and to an agent;
 - [`records`]: records, headers and hits as JSON, and finding one by id;
+- [`edit`]: a hand edit saved in one transaction;
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
@@ -41,6 +42,7 @@ pub mod config;
 pub mod context;
 pub mod dream_auto;
 pub mod dream_model;
+pub mod edit;
 pub mod explain;
 pub mod extract;
 pub mod freshen;

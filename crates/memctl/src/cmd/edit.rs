@@ -6,11 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
-use mdstore::edit;
-use mdstore::txn::EditError;
-
 use mdagent::Config;
-use mdagent::index_sink;
+use mdagent::edit::{self, EditError, EditSaved};
 
 use crate::cli::EditArgs;
 use crate::failure::{Exit, Failure};
@@ -47,12 +44,21 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
         Err(exit) => return Ok(exit),
     };
 
-    let now = mdstore::clock::now();
-    let mut txn = index_sink::begin(config, store, config.lock_timeout()?)?;
-    ui.warn_repaired(store.root(), txn.recovered());
-    let saved = txn.save_edit(&record.rel_path, &original, &edited, now);
+    let lock_timeout = config.lock_timeout()?;
+    let EditSaved {
+        recovered,
+        saved,
+        committed,
+    } = edit::save(
+        config,
+        store,
+        &record.rel_path,
+        &original,
+        &edited,
+        lock_timeout,
+    )?;
+    ui.warn_repaired(store.root(), &recovered);
     let revision = saved.as_ref().map_or(0, |r| *r);
-    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
     if let Ok(Some(catalog)) = &committed.catalog {
         ui.note_catalog(catalog);
     }
@@ -158,7 +164,7 @@ impl Session<'_> {
             let problems = match String::from_utf8(bytes) {
                 Ok(text) => {
                     let before = String::from_utf8_lossy(self.original);
-                    let problems = edit::validate(self.id, &before, &text);
+                    let problems = mdstore::edit::validate(self.id, &before, &text);
                     if problems.is_empty() {
                         return Ok(Ok(text));
                     }

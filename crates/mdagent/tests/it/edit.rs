@@ -1,0 +1,51 @@
+//! `mdagent::edit::save`: a hand edit saved under the lock only when the
+//! file is still what the editor started from.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mdagent::edit::{self, EditError};
+use mdagent::stores::read_stores;
+use memctl_testkit::RecordFile;
+
+use crate::support::{Stores, write};
+
+#[test]
+fn an_edit_is_saved_with_a_new_revision_unless_the_file_changed_meanwhile() {
+    let stores = Stores::new();
+    write(
+        &stores.workspace(),
+        RecordFile::written("deploys").body("Fridays.\n"),
+    );
+    let config = stores.config(false);
+    let store = read_stores(&config).unwrap().remove(0).store;
+    let rel = Path::new("deploys.md");
+    let file = stores.workspace().join(rel);
+    let original = std::fs::read(&file).unwrap();
+    let edited = String::from_utf8(original.clone())
+        .unwrap()
+        .replace("Fridays.", "Never on Fridays.");
+    let wait = Duration::from_secs(5);
+
+    let done = edit::save(&config, &store, rel, &original, &edited, wait).unwrap();
+    assert_eq!(done.saved.unwrap(), 2);
+    assert!(
+        done.committed.changed.contains(&rel.to_path_buf()),
+        "{:?}",
+        done.committed.changed
+    );
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("Never on Fridays.")
+    );
+
+    // The editor started from the first text; the file is no longer it.
+    let again = edit::save(&config, &store, rel, &original, &edited, wait).unwrap();
+    assert!(
+        matches!(again.saved, Err(EditError::Changed(_))),
+        "{:?}",
+        again.saved
+    );
+    assert!(again.committed.changed.is_empty());
+}
