@@ -227,6 +227,30 @@ mod tests {
     }
 
     #[test]
+    fn a_settings_error_quoted_the_file_s_text_it_now_says_where_and_names_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(SETTINGS_FILE);
+        std::fs::write(&file, "[git]\n\npassword = hunter2\n").unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("not valid TOML at line 3, column 12"), "{err}");
+        assert!(
+            !err.contains("hunter2") && !err.contains("password"),
+            "{err}"
+        );
+        std::fs::write(&file, "[hooks]\nwatch = \"hunter2\"\n").unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains(SETTINGS_FILE) && err.contains("invalid type"),
+            "{err}"
+        );
+        assert!(!err.contains("hunter2"), "{err}");
+        assert_eq!(
+            without_quoted("expected `=`, found `hunter2`", '`', '`'),
+            "expected `=`, found …"
+        );
+    }
+
+    #[test]
     fn the_user_s_own_tables_are_named_even_in_a_file_that_is_otherwise_wrong() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(SETTINGS_FILE);
