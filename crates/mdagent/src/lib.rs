@@ -24,6 +24,7 @@ layers over it that parse, call this crate and render.
   repository); [`model_answer`]: a runner's result wrapper taken off;
 - [`pending`]: candidates found after a session, waiting for `memctl review`;
   [`after_session`]: the job the end of a session starts to find them.
+- [`hook_event`]: an agent's hook event, typed (one type per agent and event);
 - [`lifecycle`]: what a session's hook starts in the background (a watcher,
   `dream --auto`), what those jobs did, said at the next session start, and
   where the after-session work begins;
@@ -46,6 +47,7 @@ pub mod edit;
 pub mod explain;
 pub mod extract;
 pub mod freshen;
+pub mod hook_event;
 pub mod index_sink;
 pub mod lifecycle;
 pub mod model_answer;

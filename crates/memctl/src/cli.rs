@@ -326,6 +326,15 @@ impl HookAgent {
     }
 }
 
+impl From<HookAgent> for mdagent::hook_event::Agent {
+    fn from(agent: HookAgent) -> Self {
+        match agent {
+            HookAgent::ClaudeCode => mdagent::hook_event::Agent::ClaudeCode,
+            HookAgent::Codex => mdagent::hook_event::Agent::Codex,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Create a missing store without asking

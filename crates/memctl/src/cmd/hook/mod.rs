@@ -23,10 +23,10 @@ use mdagent::context::session::Session;
 use mdagent::context::{self, Ask, Context};
 use mdagent::lifecycle::{self, Launcher, Moment as JobMoment};
 
-use self::event::{Event, Moment, What};
 use crate::cli::{ContextArgs, HookAgent, HookArgs};
 use crate::failure::Exit;
 use crate::ui;
+use mdagent::hook_event::{self, Event, Moment, What};
 
 /// How a hook was asked for.
 struct Hook {
@@ -121,7 +121,10 @@ fn handle(config: &Config, hook: &Hook) -> Result<(Option<String>, Option<After>
         error,
     })?;
     let (name, event) =
-        Event::parse(hook.agent, &value).map_err(|(moment, error)| Failed { moment, error })?;
+        Event::parse(hook.agent.into(), &value).map_err(|(moment, error)| Failed {
+            moment,
+            error: error.into(),
+        })?;
     let moment = match event.what() {
         What::Start(_) => Moment::SessionStart,
         What::Prompt(_) => Moment::UserPromptSubmit,
@@ -184,7 +187,7 @@ fn answer_event(
 fn session_start(
     config: &Config,
     hook: &Hook,
-    event: &event::SessionStart,
+    event: &hook_event::SessionStart,
     name: &str,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
     let cache = config.cache_dir();
@@ -224,7 +227,7 @@ fn session_start(
 fn user_prompt_submit(
     config: &Config,
     hook: &Hook,
-    event: &event::PromptSubmit,
+    event: &hook_event::PromptSubmit,
     name: &str,
 ) -> anyhow::Result<(Option<String>, Option<After>)> {
     let id = &event.session_id;
