@@ -515,3 +515,41 @@ fn no_dream_is_started_while_another_holds_the_lock() {
         report_files(&env) == 1
     });
 }
+
+/// Twelve sessions starting at once on one store (a load issue 25 tried
+/// black-box): one watcher keeps the store, and one dream is applied, once:
+/// the expired record retired and the two copies merged, not twice over.
+#[test]
+fn twelve_session_starts_at_once_leave_one_watcher_and_apply_one_dream() {
+    let mut env = store_to_consolidate();
+    env.set_var("MEMCTL_AUTO_WATCH", "on");
+    let _cleanup = StoresRemoved(&env);
+    let records = |env: &TestEnv| {
+        let listed = env.run(&["list", "--json"]);
+        listed.assert_success();
+        listed.json().as_array().map_or(0, Vec::len)
+    };
+    let before = records(&env);
+    let start = event(&env, "claude-code", "session-start.json", |_| {});
+    std::thread::scope(|threads| {
+        for _ in 0..12 {
+            threads.spawn(|| hook(&env, "claude-code", &start));
+        }
+    });
+    wait_until("the background dream reported", || report_files(&env) >= 1);
+    wait_until("one watcher keeps the store", || live_watchers(&env) == 1);
+    let dream_locks = cache_files(&env, ".dream-lock");
+    wait_until("no dream runs any more", || {
+        !dream_locks.iter().any(|lock| is_locked(lock))
+    });
+    assert_eq!(report_files(&env), 1, "more than one dream was applied");
+    assert_eq!(live_watchers(&env), 1);
+    assert!(!env.store().join("freeze.md").exists());
+    let copies = ["pytest.md", "pytest-again.md"]
+        .iter()
+        .filter(|name| env.store().join(name).exists())
+        .count();
+    assert_eq!(copies, 1, "the two copies were not merged into one");
+    // One retired, two merged into one: nothing else removed.
+    assert_eq!(records(&env), before - 2);
+}
