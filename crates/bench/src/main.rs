@@ -4,25 +4,31 @@ the test suite). It generates stores of 1,000, 10,000 and 100,000 records,
 times whole `memctl` processes on them against baselines measured in the same
 run (a bare FTS5 table, ripgrep), and writes docs/BENCHMARKS.md.
 
-Usage: `memctl-bench --memctl target/release/memctl [--sizes 1000,10000] [--out docs/BENCHMARKS.md] [--corpus DIR]`
+Usage: `memctl-bench --memctl target/release/memctl [--sizes 1000,10000] [--generator own|mixed]
+[--out docs/BENCHMARKS.md] [--corpus DIR]`
+
+`--generator own` (the default) writes the ~1 KB word-salad records of
+src/generate.rs; `mixed` the prose, languages and faults of src/mixed.rs.
 */
 #![forbid(unsafe_code)]
 
 mod generate;
 mod measure;
+mod mixed;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::measure::{Bench, secs};
+use crate::measure::{Bench, Generator, secs};
 
 struct Options {
     memctl: PathBuf,
     sizes: Vec<usize>,
     out: PathBuf,
     corpus: Option<PathBuf>,
+    generator: Generator,
 }
 
 fn parse_args() -> anyhow::Result<Options> {
@@ -31,6 +37,7 @@ fn parse_args() -> anyhow::Result<Options> {
         sizes: vec![1_000, 10_000, 100_000],
         out: PathBuf::from("docs/BENCHMARKS.md"),
         corpus: Some(PathBuf::from("../shared/corpora/frontmatter-wild")),
+        generator: Generator::Own,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -39,6 +46,7 @@ fn parse_args() -> anyhow::Result<Options> {
             "--memctl" => options.memctl = PathBuf::from(value()?),
             "--out" => options.out = PathBuf::from(value()?),
             "--corpus" => options.corpus = Some(PathBuf::from(value()?)),
+            "--generator" => options.generator = Generator::parse(&value()?)?,
             "--sizes" => {
                 options.sizes = value()?
                     .split(',')
@@ -70,11 +78,16 @@ fn main() -> anyhow::Result<()> {
          baselines on the same data.\n"
     )?;
     writeln!(report, "{}\n", measure::machine_description())?;
+    writeln!(
+        report,
+        "Stores written by the `{}` generator (`--generator`; crates/bench/src/main.rs says what each writes).\n",
+        options.generator.name()
+    )?;
 
     let mut rows = Vec::new();
     for &n in &options.sizes {
         eprintln!("== {n} records");
-        rows.push(bench.size(n)?);
+        rows.push(bench.size(n, options.generator)?);
     }
     report += &measure::size_tables(&rows);
 

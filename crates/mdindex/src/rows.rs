@@ -1,7 +1,6 @@
 //! One record's rows: what `docs` and `fts` hold for it, written and removed
 //! in the caller's transaction.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -86,11 +85,17 @@ pub(crate) struct Stat {
 
 impl Stat {
     pub(crate) fn of(entry: &FileEntry) -> Stat {
+        Stat::from(mdstore::RecordStat::of(entry))
+    }
+}
+
+impl From<mdstore::RecordStat> for Stat {
+    fn from(stat: mdstore::RecordStat) -> Stat {
         Stat {
-            mtime_ns: entry.mtime_ns,
-            ctime_ns: entry.ctime_ns,
-            size: size_to_sql(entry.size),
-            inode: inode_to_sql(entry.inode),
+            mtime_ns: stat.mtime_ns,
+            ctime_ns: stat.ctime_ns,
+            size: size_to_sql(stat.size),
+            inode: inode_to_sql(stat.inode),
         }
     }
 }
@@ -102,8 +107,12 @@ pub(crate) struct Indexed {
     pub racy: bool,
 }
 
-/// Every indexed file, in one query over the covering index `docs_stat`.
-pub(crate) fn load_stats(conn: &Connection) -> rusqlite::Result<HashMap<String, Indexed>> {
+/// Every indexed file by path, in one query over the covering index
+/// `docs_stat`, hashed with foldhash: the keys are file names in the
+/// user's own folder, not worth SipHash's defence against chosen collisions.
+pub(crate) fn load_stats(
+    conn: &Connection,
+) -> rusqlite::Result<foldhash::HashMap<String, Indexed>> {
     let mut stmt =
         conn.prepare_cached("SELECT rel_path, mtime_ns, ctime_ns, size, inode, racy FROM docs")?;
     let rows = stmt.query_map([], |row| {

@@ -1,7 +1,9 @@
 //! Freshness: bringing the index up to date with the files before a search.
 //!
-//! Without a ready watcher, the store is walked (stat only) and compared with
-//! the index's stats, loaded in one query; only what differs is read. With
+//! Without a ready watcher, the store is walked (stat only, through
+//! [`mdstore::Store::walk_quick`]: each file statted by its directory entry,
+//! on every worker thread) and compared with the index's stats, loaded in
+//! one query into a hash map while the walk runs; only what differs is read. With
 //! one, only the paths it marked dirty are read (no walk, no stat of the
 //! store), after a sync-cookie round trip proves it has seen every change
 //! made before the search started (see [`crate::liveness`]).
@@ -10,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
 
-use mdstore::{Skipped, WalkItem};
+use mdstore::{Met, Skipped, WalkItem};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::Index;
@@ -210,7 +212,7 @@ impl Index {
         // The walk (stat calls) and the index's stats (one query) overlap.
         let store = &self.store;
         let (walked, indexed) = thread::scope(|scope| {
-            let walk = scope.spawn(|| store.walk_parallel(crate::worker_threads()));
+            let walk = scope.spawn(|| store.walk_quick(crate::worker_threads()));
             let indexed = rows::load_stats(&self.conn);
             let walked = walk
                 .join()
@@ -219,23 +221,30 @@ impl Index {
         });
         let mut indexed = indexed.at(&path)?;
         let mut to_read: Vec<PathBuf> = Vec::new();
-        for item in walked {
-            match item {
-                WalkItem::Record(entry) => match indexed.remove(&rows::rel_key(&entry.rel_path)) {
+        walked.for_each(|met| match met {
+            Met::Record(rel, stat) => match indexed.remove(rel) {
+                Some(known) if known.stat == Stat::from(stat) && !known.racy => {}
+                _ => to_read.push(PathBuf::from(rel)),
+            },
+            Met::Item(WalkItem::Record(entry)) => {
+                match indexed.remove(&rows::rel_key(&entry.rel_path)) {
                     Some(known) if known.stat == Stat::of(&entry) && !known.racy => {}
                     _ => to_read.push(entry.rel_path),
-                },
-                WalkItem::Skipped(skip) => {
-                    if indexed.remove(&rows::rel_key(&skip.rel_path)).is_some() {
-                        to_read.push(skip.rel_path);
-                    } else {
-                        report.skipped.push(skip);
-                    }
                 }
             }
-        }
+            Met::Item(WalkItem::Skipped(skip)) => {
+                if indexed.remove(&rows::rel_key(&skip.rel_path)).is_some() {
+                    to_read.push(skip.rel_path);
+                } else {
+                    report.skipped.push(skip);
+                }
+            }
+        });
+        // The walk is unordered; what is reported and read is not.
+        report.skipped.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
         // Indexed but not found by the walk: deleted or renamed away.
         to_read.extend(indexed.into_keys().map(PathBuf::from));
+        to_read.sort_unstable();
         if to_read.is_empty() && last_seq.is_none() {
             return Ok(report);
         }

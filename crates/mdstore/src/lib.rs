@@ -48,4 +48,6 @@ pub mod write;
 
 pub use record::{Meta, Problem, Record, RecordType, Severity, Source};
 pub use scope::Scope;
-pub use store::{FileEntry, SkipReason, Skipped, Store, Summary, WalkItem};
+pub use store::{
+    FileEntry, Met, QuickWalk, RecordStat, SkipReason, Skipped, Store, Summary, WalkItem,
+};

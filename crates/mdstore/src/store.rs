@@ -9,6 +9,9 @@ use std::time::UNIX_EPOCH;
 use crate::frontmatter::{self, HeaderEnd};
 use crate::record::{Meta, Problem, Record, RecordType, Source};
 
+mod quick;
+pub use quick::{Met, QuickWalk, RecordStat};
+
 /// Files larger than this are not records (SPEC §2); they are reported.
 pub const MAX_RECORD_BYTES: u64 = 256 * 1024;
 

@@ -6,17 +6,21 @@
 //! time), and `memctl reindex` of the same store for comparison.
 //!
 //! `cargo run --release -p memctl-bench --bin dream_bench -- [--sizes 10000,100000]
-//! [--generator users|salad] [--keep DIR] [--memctl BIN]… [--runs 3]`
+//! [--generator users|salad|mixed] [--keep DIR] [--memctl BIN]… [--runs 3]`
 //!
 //! `--generator users` (the default) writes records as people write
 //! memories, 5% in Chinese, Japanese or Korean (src/users.rs); `salad` the
-//! ~1 KB word-salad records of the search benchmarks (src/generate.rs).
+//! ~1 KB word-salad records of the search benchmarks (src/generate.rs);
+//! `mixed` prose with long lines, Zipf-distributed project words, 5% Chinese
+//! or Japanese, revisions and 2% faulty files (src/mixed.rs).
 //! `--keep DIR` writes the stores under DIR and reuses them when present,
 //! for profiling a store between runs.
 #![forbid(unsafe_code)]
 
 #[path = "../generate.rs"]
 mod generate;
+#[path = "../mixed.rs"]
+mod mixed;
 #[path = "../users.rs"]
 mod users;
 
@@ -40,6 +44,7 @@ const JOINED_EVERY: usize = 300;
 enum Generator {
     Users,
     Salad,
+    Mixed,
 }
 
 struct Options {
@@ -77,7 +82,8 @@ fn options() -> anyhow::Result<Options> {
                 options.generator = match value()?.as_str() {
                     "users" => Generator::Users,
                     "salad" => Generator::Salad,
-                    other => bail!("--generator: {other:?} is neither users nor salad"),
+                    "mixed" => Generator::Mixed,
+                    other => bail!("--generator: {other:?} is not users, salad or mixed"),
                 }
             }
             "--keep" => options.keep = Some(PathBuf::from(value()?)),
@@ -112,6 +118,7 @@ fn main() -> anyhow::Result<()> {
         let name = match options.generator {
             Generator::Users => format!("users-{n}"),
             Generator::Salad => format!("salad-{n}"),
+            Generator::Mixed => format!("mixed-{n}"),
         };
         let root = base.join(name);
         let planted = if root.join("planted.txt").exists() {
@@ -289,6 +296,7 @@ fn plant(dir: &Path, n: usize, generator: Generator) -> anyhow::Result<String> {
     match generator {
         Generator::Users => users::store(dir, n)?,
         Generator::Salad => generate::store(dir, n)?,
+        Generator::Mixed => mixed::store(dir, n)?,
     }
     let (mut exact, mut near, mut joined) = (0, 0, 0);
     for i in 0..n {
@@ -311,7 +319,7 @@ fn plant(dir: &Path, n: usize, generator: Generator) -> anyhow::Result<String> {
             )?;
             near += 1;
         }
-        if i % JOINED_EVERY == 3 && generator == Generator::Users {
+        if i % JOINED_EVERY == 3 && generator != Generator::Salad {
             let text = copy("joined")?;
             let (head, body) = text.split_at(text.find("\n---\n").map_or(0, |e| e + 5));
             let one_line = body.lines().collect::<Vec<_>>().join(" ");

@@ -10,6 +10,7 @@ mod fuzz_checks;
 mod fuzz_replay;
 mod labelled_secrets;
 mod messages;
+mod quick_walk;
 mod secrets;
 mod store_reads;
 mod wild;
