@@ -3,12 +3,13 @@
 //! weights, measured in the bench before any of them may enter mdindex.
 //!
 //! Each candidate starts from ours as `memctl search` ranks (an in-memory
-//! FTS5 index of [`text::index_text`] columns, [`query::parse`]'s match,
+//! FTS5 index of [`mdwords::index_text`] columns, [`query::parse`]'s match,
 //! BM25) so that the difference is the candidate's alone.
 
 use std::collections::{HashMap, HashSet};
 
-use mdindex::{query, stopwords, text};
+use mdindex::query;
+use mdwords::stopwords;
 
 use crate::eval::{Doc, System, SystemIndex};
 
@@ -37,7 +38,7 @@ pub enum Candidate {
 pub const RERANKED: usize = 30;
 
 /// Ours in memory, unchanged: what the candidates change.
-pub const BASE: Candidate = Candidate::Weights(text::BM25_WEIGHTS);
+pub const BASE: Candidate = Candidate::Weights(mdindex::fts::BM25_WEIGHTS);
 
 /// Each candidate's setting chosen on the tune half by `ranking_sweep`
 /// (2026-12-02), by recall@10, then all needs @10, then MRR@10.
@@ -64,7 +65,7 @@ pub const CHOSEN: [(&str, Candidate); 3] = [
 pub fn grid() -> Vec<Candidate> {
     let mut grid: Vec<Candidate> = [
         [1.0; 5],
-        text::BM25_WEIGHTS,
+        mdindex::fts::BM25_WEIGHTS,
         [1.0, 1.5, 1.25, 1.0, 1.0],
         [1.0, 3.0, 2.0, 1.0, 1.0],
         [1.0, 2.0, 1.5, 2.0, 1.0],
@@ -137,7 +138,7 @@ impl Candidates {
         };
         let weights = match candidate {
             Candidate::Weights(weights) => weights,
-            _ => text::BM25_WEIGHTS,
+            _ => mdindex::fts::BM25_WEIGHTS,
         };
         let first = relative(self.index.scored(&expr, weights)?);
         let asked = query_terms(&parsed);
@@ -170,7 +171,7 @@ impl Candidates {
             .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR ");
-        let second = relative(self.index.scored(&expr, text::BM25_WEIGHTS)?);
+        let second = relative(self.index.scored(&expr, mdindex::fts::BM25_WEIGHTS)?);
         let mut scores = first;
         for (doc, score) in second {
             *scores.entry(doc).or_default() += weight * score;
@@ -240,7 +241,7 @@ impl Candidates {
 
 /// The index terms of some text, in order.
 fn terms_of(text: &str) -> Vec<String> {
-    text::index_text(text)
+    mdwords::index_text(text)
         .split_whitespace()
         .map(str::to_string)
         .collect()
@@ -362,7 +363,11 @@ mod tests {
         ];
         let c = Candidates::new(&docs).unwrap();
         let plain = c
-            .rank("billing", Candidate::Weights(text::BM25_WEIGHTS), 10)
+            .rank(
+                "billing",
+                Candidate::Weights(mdindex::fts::BM25_WEIGHTS),
+                10,
+            )
             .unwrap();
         assert_eq!(plain, vec![0]);
         let fed = Candidate::Feedback {

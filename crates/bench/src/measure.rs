@@ -222,7 +222,7 @@ impl Bench {
         db.execute_batch(&format!(
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
              CREATE VIRTUAL TABLE floor USING fts5(name, body, tokenize='{}');",
-            mdindex::text::TOKENIZER
+            mdindex::fts::TOKENIZER
         ))?;
         let tx = db.transaction()?;
         {

@@ -11,7 +11,6 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::error::{Error, Result, SqliteContext, is_damage};
 use crate::location::sibling;
-use crate::text;
 
 /// Bumped whenever the tables below change, so that an older index is rebuilt.
 pub const SCHEMA_VERSION: u32 = 5;
@@ -48,7 +47,7 @@ const TABLES: [&str; 4] = ["meta", "docs", "dirty", "fts"];
 /// (AUTOINCREMENT), so that a sync can clear exactly the marks it has seen,
 /// and an empty `rel_path` means "compare the whole store".
 fn schema_sql() -> String {
-    let tokenizer = text::TOKENIZER.replace('\'', "''");
+    let tokenizer = crate::fts::TOKENIZER.replace('\'', "''");
     format!(
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
          CREATE TABLE docs (
@@ -202,8 +201,8 @@ pub(crate) fn create_schema(
     let root = store_root.to_string_lossy();
     let rows: [(&str, String); 6] = [
         (KEY_SCHEMA, SCHEMA_VERSION.to_string()),
-        (KEY_TEXT, text::TEXT_VERSION.to_string()),
-        (KEY_TOKENIZER, text::TOKENIZER.to_string()),
+        (KEY_TEXT, mdwords::TEXT_VERSION.to_string()),
+        (KEY_TOKENIZER, crate::fts::TOKENIZER.to_string()),
         (KEY_ROOT, root.into_owned()),
         (KEY_BUILT, now_ns.to_string()),
         (KEY_UPDATED, now_ns.to_string()),
@@ -365,17 +364,17 @@ fn read_versions(conn: &Connection, store_root: &Path) -> rusqlite::Result<Optio
         }));
     }
     let text_version = meta(KEY_TEXT);
-    if text_version != text::TEXT_VERSION.to_string() {
+    if text_version != mdwords::TEXT_VERSION.to_string() {
         return Ok(Some(RebuildCause::TextVersion {
             found: text_version,
-            expected: text::TEXT_VERSION,
+            expected: mdwords::TEXT_VERSION,
         }));
     }
     let tokenizer = meta(KEY_TOKENIZER);
-    if tokenizer != text::TOKENIZER {
+    if tokenizer != crate::fts::TOKENIZER {
         return Ok(Some(RebuildCause::Tokenizer {
             found: tokenizer,
-            expected: text::TOKENIZER.to_string(),
+            expected: crate::fts::TOKENIZER.to_string(),
         }));
     }
     let root = meta(KEY_ROOT);

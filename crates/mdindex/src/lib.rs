@@ -22,6 +22,7 @@ assert!(outcome.rebuilt.is_some()); // the first use builds the index
 mod check;
 mod db;
 mod error;
+pub mod fts;
 mod liveness;
 mod location;
 pub mod query;
@@ -32,10 +33,8 @@ mod search;
 pub mod semantic;
 pub mod snippet;
 mod status;
-pub mod stopwords;
 mod summaries;
 mod sync;
-pub mod text;
 mod watch;
 
 use std::path::Path;

@@ -15,14 +15,14 @@
 //! parses, but searching with it is [`QueryError::NothingToSearch`].
 //!
 //! Words are stemmed, and CJK runs cut into words and their bigrams,
-//! exactly as [`crate::text::index_text`] does for the index.
+//! exactly as [`mdwords::index_text`] does for the index.
 
 use std::borrow::Cow;
 
 use mdstore::RecordType;
 
-use crate::stopwords;
-use crate::text::{self, Preparation, Segment, Stemming};
+use mdwords::stopwords;
+use mdwords::{Preparation, Segment, Stemming};
 
 /// Which store(s) a search covers (`scope:`).
 pub use mdstore::Scope;
@@ -37,7 +37,7 @@ pub const MAX_FREE_TERMS: usize = 64;
 pub enum Unit {
     /// A word, lower-cased (not stemmed: rendering stems it).
     Word(String),
-    /// A CJK word ([`text::cjk_words`]), or a part of one.
+    /// A CJK word ([`mdwords::cjk_words`]), or a part of one.
     Cjk(String),
 }
 
@@ -90,7 +90,7 @@ pub fn parse(input: &str) -> Result<Query, QueryError> {
 /// [`parse`] for an index prepared with `preparation` (the retrieval
 /// evaluation compares preparations).
 pub fn parse_with(input: &str, preparation: &Preparation) -> Result<Query, QueryError> {
-    let input = text::normalize(input);
+    let input = mdwords::normalize(input);
     let mut query = Query::default();
     let mut rest: &str = &input;
     loop {
@@ -130,7 +130,10 @@ pub fn parse_with(input: &str, preparation: &Preparation) -> Result<Query, Query
         }
         let stripped = chunk.trim_end_matches('*');
         let prefix = stripped.len() < chunk.len()
-            && stripped.chars().next_back().is_some_and(text::is_term_char);
+            && stripped
+                .chars()
+                .next_back()
+                .is_some_and(mdwords::is_term_char);
         let term = Term {
             units: units(stripped, preparation),
             prefix,
@@ -158,7 +161,7 @@ fn starts_term(after: &str) -> bool {
     after
         .chars()
         .next()
-        .is_some_and(|c| c == '"' || text::is_term_char(c))
+        .is_some_and(|c| c == '"' || mdwords::is_term_char(c))
 }
 
 /// `"inner" after` when `text` opens a quote that is closed; an unbalanced
@@ -173,12 +176,12 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
 fn units(text: &str, preparation: &Preparation) -> Vec<Unit> {
     let mut units = Vec::new();
     let mut words = Vec::new();
-    for (range, kind) in text::segments(text) {
+    for (range, kind) in mdwords::segments(text) {
         let piece = &text[range];
         match kind {
-            // No term in the index either (`text::is_marks_alone`).
-            Segment::Word if text::is_marks_alone(piece) => {}
-            Segment::Word => units.push(Unit::Word(text::lower(piece))),
+            // No term in the index either (`mdwords::is_marks_alone`).
+            Segment::Word if mdwords::is_marks_alone(piece) => {}
+            Segment::Word => units.push(Unit::Word(mdwords::lower(piece))),
             Segment::Cjk => {
                 words.clear();
                 (preparation.cjk_words)(piece, &mut words);
@@ -376,7 +379,7 @@ fn cjk_grams(run: &str) -> Vec<&str> {
 pub(crate) fn is_stop(term: &Term) -> bool {
     !term.prefix
         && term.units.iter().all(|unit| match unit {
-            Unit::Word(word) => stopwords::is_english(&text::fold(word)),
+            Unit::Word(word) => stopwords::is_english(&mdwords::fold(word)),
             Unit::Cjk(run) => stopwords::is_cjk_stop_word(run),
         })
 }
@@ -405,19 +408,19 @@ pub(crate) fn spell(term: &Term, stemming: Stemming) -> Vec<Spelling> {
                 if i == last && term.prefix {
                     let before = tokens.len();
                     tokens.push_str(word);
-                    let stemmed = text::stem_with(word, stemming);
+                    let stemmed = mdwords::stem_with(word, stemming);
                     if stemmed != *word {
                         unstemmed_last = Some((before, stemmed));
                     }
                 } else {
-                    tokens.push_str(&text::stem_with(word, stemming));
+                    tokens.push_str(&mdwords::stem_with(word, stemming));
                 }
             }
             Unit::Cjk(run) => {
                 // Inside a phrase, a run followed by more units ends there,
                 // as the index's last-character term says; a single
                 // character at the end matches as the start of a bigram.
-                text::push_cjk(&mut tokens, run, i < last);
+                mdwords::push_cjk(&mut tokens, run, i < last);
             }
         }
     }

@@ -7,8 +7,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use mdstore::{FileEntry, Record};
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::text;
-
 /// A file whose mtime is this close to the clock when it is indexed (or
 /// ahead of it) may still change without its mtime changing (coarse
 /// timestamps: 2 s on FAT, 1 s on some others), so its content is checked
@@ -185,7 +183,7 @@ pub(crate) enum Written {
 pub(crate) struct Prepared {
     pub record: Record,
     hash: [u8; 32],
-    /// `text::index_text` of the FTS columns, in their order.
+    /// `mdwords::index_text` of the FTS columns, in their order.
     fts: [String; 5],
 }
 
@@ -193,11 +191,11 @@ impl Prepared {
     pub(crate) fn new(record: Record) -> Prepared {
         let meta = &record.meta;
         let fts = [
-            text::index_text(&record.id),
-            text::index_text(meta.name.as_deref().unwrap_or(&record.id)),
-            text::index_text(meta.description.as_deref().unwrap_or("")),
-            text::index_text(&meta.tags.join(" ")),
-            text::index_text(&record.body),
+            mdwords::index_text(&record.id),
+            mdwords::index_text(meta.name.as_deref().unwrap_or(&record.id)),
+            mdwords::index_text(meta.description.as_deref().unwrap_or("")),
+            mdwords::index_text(&meta.tags.join(" ")),
+            mdwords::index_text(&record.body),
         ];
         Prepared {
             hash: fingerprint(&record),

@@ -15,7 +15,6 @@ use crate::error::{Result, SqliteContext};
 use crate::query::Query;
 use crate::semantic::{self, EmbedFailure, Semantic};
 use crate::snippet::{self, Snippet};
-use crate::text;
 
 /// Snippets are at most this many characters.
 const SNIPPET_CHARS: usize = 160;
@@ -108,7 +107,7 @@ fn bracketed<S: Serializer>(snippet: &Snippet, serializer: S) -> Result<S::Ok, S
 impl Index {
     /// The best `limit` records for `query`, restricted to `types` when not
     /// empty (as well as to the query's own `type:` and `tag:` filters).
-    /// Free text ranks by BM25 with [`text::BM25_WEIGHTS`]; a query of
+    /// Free text ranks by BM25 with [`crate::fts::BM25_WEIGHTS`]; a query of
     /// filters only lists the most recently updated first. Sync first
     /// ([`Index::sync`]) for an answer that reflects the files now. A query
     /// that would select every record is [`crate::query::QueryError::NothingToSearch`].
@@ -140,7 +139,7 @@ impl Index {
         let (filters, mut params) = filter_sql(query, types);
         let sql = match query.fts_match() {
             Some(matching) => {
-                let weights: Vec<String> = text::BM25_WEIGHTS
+                let weights: Vec<String> = crate::fts::BM25_WEIGHTS
                     .iter()
                     .map(|w| format!("{w:?}"))
                     .collect();

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use crate::query::{Query, Unit};
-use crate::text::{self, Segment};
+use mdwords::Segment;
 
 const ELLIPSIS: char = '…';
 
@@ -165,13 +165,13 @@ impl Needles {
             for (i, unit) in term.units.iter().enumerate() {
                 match unit {
                     Unit::Word(word) if term.prefix && i == last => {
-                        needles.prefixes.push((text::fold(word), term_no));
+                        needles.prefixes.push((mdwords::fold(word), term_no));
                     }
                     Unit::Word(word) => {
-                        let folded = text::fold(word);
+                        let folded = mdwords::fold(word);
                         needles
                             .stems
-                            .push((text::stem(&folded).into_owned(), term_no));
+                            .push((mdwords::stem(&folded).into_owned(), term_no));
                     }
                     Unit::Cjk(run) => needles.cjk.push((run.clone(), term_no)),
                 }
@@ -183,7 +183,7 @@ impl Needles {
     /// The sorted, non-overlapping matches in `flat`.
     fn find(&self, flat: &str) -> Vec<Mark> {
         let mut marks: Vec<Mark> = Vec::new();
-        for (range, kind) in text::segments(flat) {
+        for (range, kind) in mdwords::segments(flat) {
             let piece = &flat[range.clone()];
             match kind {
                 Segment::Word => {
@@ -222,8 +222,8 @@ impl Needles {
         if self.stems.is_empty() && self.prefixes.is_empty() {
             return None;
         }
-        let folded = text::fold(&text::normalize(word));
-        let stem = text::stem(&folded);
+        let folded = mdwords::fold(&mdwords::normalize(word));
+        let stem = mdwords::stem(&folded);
         self.stems
             .iter()
             .find(|(s, _)| *s == stem)

@@ -363,10 +363,10 @@ Systems, all run in this program on the same data:
 - **baseline BM25**: FTS5 `unicode61` over the raw text, the question's words
   OR'd as typed, equal column weights. A Chinese question, having no spaces, is
   one word to it.
-- **ours**: `text::index_text` (NFKC, Snowball English stems, CJK runs cut into
+- **ours**: `mdwords::index_text` (NFKC, Snowball English stems, CJK runs cut into
   words at changes of script, Japanese particles and Korean particles and endings
-  left out, each word's bigrams), `text::TOKENIZER`, `query::parse` (stop words
-  dropped, free words OR'd, CJK words cut into bigrams) and `text::BM25_WEIGHTS`
+  left out, each word's bigrams), `mdindex::fts::TOKENIZER`, `query::parse` (stop words
+  dropped, free words OR'd, CJK words cut into bigrams) and `mdindex::fts::BM25_WEIGHTS`
   (id 1, name 2, description 1.5, tags 1, body 1).
 - **ours, equal weights**: the same with every column weighted 1.
 - **bigrams of whole runs (before words)**: ours as it was before words
@@ -407,7 +407,7 @@ Likely to carry over to other memory collections and question sets, such as
 public conversational-memory benchmarks:
 - Dropping stop words from free text. Questions are mostly function words
   (\"what did we decide about…\"); with them, BM25 rewards records that are long
-  or chatty, not relevant. The lists (crates/mdindex/src/stopwords.rs) are the
+  or chatty, not relevant. The lists (crates/mdwords/src/stopwords.rs) are the
   usual English function words, not words picked for this set.
 - OR semantics with BM25: a record need not contain every word of a question,
   which is what lets paraphrases find anything at all.

@@ -19,8 +19,8 @@ use rusqlite::Connection;
 pub use generate::{Corpus, Doc, Question};
 
 use mdindex::query;
-use mdindex::stopwords;
-use mdindex::text::{self, Preparation, Segment, Stemming};
+use mdwords::stopwords;
+use mdwords::{Preparation, Segment, Stemming};
 
 /// The English, Chinese, Japanese and Korean corpora; `share` (0 to 1) of
 /// the possible records are generated.
@@ -39,8 +39,8 @@ pub enum System {
     /// Plain BM25: `unicode61` on the raw text, the question's words OR'd,
     /// equal column weights.
     Baseline,
-    /// What memctl does: [`text::index_text`], [`text::TOKENIZER`],
-    /// [`query::parse`], [`text::BM25_WEIGHTS`].
+    /// What memctl does: [`mdwords::index_text`], [`mdindex::fts::TOKENIZER`],
+    /// [`query::parse`], [`mdindex::fts::BM25_WEIGHTS`].
     Ours,
     /// Ours with equal column weights.
     OursEqualWeights,
@@ -84,7 +84,7 @@ impl System {
         match self {
             System::Baseline => "unicode61",
             System::Ours | System::OursEqualWeights | System::WholeRuns | System::Jieba => {
-                text::TOKENIZER
+                mdindex::fts::TOKENIZER
             }
             System::Porter => "porter unicode61 remove_diacritics 2",
             System::Trigram => "trigram remove_diacritics 1",
@@ -95,7 +95,7 @@ impl System {
         match self {
             System::Baseline | System::OursEqualWeights => [1.0; 5],
             System::Ours | System::WholeRuns | System::Jieba | System::Porter | System::Trigram => {
-                text::BM25_WEIGHTS
+                mdindex::fts::BM25_WEIGHTS
             }
         }
     }
@@ -114,11 +114,11 @@ impl System {
     fn prepare(self, column: &str) -> String {
         match self {
             System::Baseline => column.to_string(),
-            System::Ours | System::OursEqualWeights => text::index_text(column),
-            System::Porter => text::prepare(column, &PORTER),
-            System::Trigram => text::normalize(column).into_owned(),
-            System::WholeRuns => text::prepare(column, &Preparation::WHOLE_RUNS),
-            System::Jieba => text::prepare(column, &JIEBA_WORDS),
+            System::Ours | System::OursEqualWeights => mdwords::index_text(column),
+            System::Porter => mdwords::prepare(column, &PORTER),
+            System::Trigram => mdwords::normalize(column).into_owned(),
+            System::WholeRuns => mdwords::prepare(column, &Preparation::WHOLE_RUNS),
+            System::Jieba => mdwords::prepare(column, &JIEBA_WORDS),
         }
     }
 
@@ -151,7 +151,7 @@ static JIEBA: LazyLock<jieba_rs::Jieba> = LazyLock::new(jieba_rs::Jieba::new);
 /// (its dictionary, without its HMM for unknown words).
 fn jieba_words(run: &str, words: &mut Vec<Range<usize>>) {
     let mut ours = Vec::new();
-    text::cjk_words(run, &mut ours);
+    mdwords::cjk_words(run, &mut ours);
     for word in ours {
         let piece = &run[word.clone()];
         if !piece
@@ -204,7 +204,7 @@ impl SystemIndex {
         let insert_time = started.elapsed();
         let haystacks = if system == System::Trigram {
             docs.iter()
-                .map(|doc| text::normalize(&doc.columns().join("\n")).to_lowercase())
+                .map(|doc| mdwords::normalize(&doc.columns().join("\n")).to_lowercase())
                 .collect()
         } else {
             Vec::new()
@@ -307,12 +307,12 @@ fn baseline_match(question: &str) -> Option<String> {
 /// more characters, and the shorter terms. Stop words are dropped as ours
 /// does; a CJK run keeps its fragments between stop bigrams.
 fn trigram_terms(question: &str) -> (Option<String>, Vec<String>) {
-    let question = text::normalize(question).to_lowercase();
+    let question = mdwords::normalize(question).to_lowercase();
     let mut terms = Vec::new();
-    for (range, kind) in text::segments(&question) {
+    for (range, kind) in mdwords::segments(&question) {
         let piece = &question[range];
         match kind {
-            Segment::Word if !stopwords::is_english(&text::fold(piece)) => {
+            Segment::Word if !stopwords::is_english(&mdwords::fold(piece)) => {
                 terms.push(piece.to_string())
             }
             Segment::Word => {}
@@ -320,7 +320,7 @@ fn trigram_terms(question: &str) -> (Option<String>, Vec<String>) {
         }
     }
     if terms.is_empty() {
-        terms = text::segments(&question)
+        terms = mdwords::segments(&question)
             .map(|(r, _)| question[r].to_string())
             .collect();
     }

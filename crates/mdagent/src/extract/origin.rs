@@ -18,8 +18,8 @@
 
 use std::collections::HashSet;
 
-use mdindex::stopwords;
-use mdindex::text::is_cjk;
+use mdwords::is_cjk;
+use mdwords::stopwords;
 
 use super::transcript::{Conversation, Role};
 use crate::context::render::POLICY;
@@ -143,7 +143,7 @@ impl Speakers {
 /// words stemmed: "fails" and "failed" are one word; CJK as the index cuts
 /// it), stop words left out.
 fn content_words(text: &str) -> Vec<String> {
-    mdindex::text::index_text(text)
+    mdwords::index_text(text)
         .split_whitespace()
         .filter(|w| w.chars().count() > 1 || w.chars().all(is_cjk))
         .filter(|w| !stopwords::is_english(w))

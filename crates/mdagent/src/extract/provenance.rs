@@ -6,12 +6,12 @@
 //! run of [`RUN_WORDS`] consecutive words of its description or body
 //! appears in a tool result and not in anything the user or the assistant
 //! said. Words are compared lower-cased; Chinese, Japanese and Korean
-//! characters (`mdindex::text::is_cjk`, as the index has them) count one
+//! characters (`mdwords::is_cjk`, as the index has them) count one
 //! word each, since those scripts do not space words.
 
 use std::collections::HashSet;
 
-use mdindex::text::is_cjk;
+use mdwords::is_cjk;
 
 /// Eight words: long enough that ordinary phrasing ("use pytest for the
 /// tests in this repository") rarely matches by chance, short enough that

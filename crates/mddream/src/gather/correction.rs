@@ -260,10 +260,9 @@ fn quoted_values(terms: &Terms) -> Vec<Quoted> {
                 let text = &terms.text[term.span.clone()];
                 // One CJK character between values is a unit of them
                 // (`3月1日`, `3월 1일`), not a word of the sentence.
-                let unit = text.chars().count() == 1 && text.chars().all(mdindex::text::is_cjk);
+                let unit = text.chars().count() == 1 && text.chars().all(mdwords::is_cjk);
                 word_since_value |= !unit;
-                previous_word =
-                    (!text.chars().any(mdindex::text::is_cjk)).then_some(term.span.start);
+                previous_word = (!text.chars().any(mdwords::is_cjk)).then_some(term.span.start);
             }
         }
     }

@@ -23,9 +23,9 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use mdindex::stopwords;
-use mdindex::text::{index_text, is_cjk};
 use mdstore::markdown;
+use mdwords::stopwords;
+use mdwords::{index_text, is_cjk};
 
 use crate::gather::replaced::{self, Kind, Side};
 use crate::gather::terms::{Terms, hash_term, mix};

@@ -1,7 +1,7 @@
 //! The text gathering compares. Facts are the lines a reader sees, read
 //! as Markdown and folded by `mdstore::markdown` (the one definition of a
 //! fact: struck, commented and hidden text is no fact); terms are the
-//! search index's own (`mdindex::text`: NFKC, English stems, the bigrams of
+//! search index's own (`mdwords`: NFKC, English stems, the bigrams of
 //! CJK words)
 //! of that live text, with value tokens marked: numbers, versions, dates,
 //! paths, identifiers and names (a capitalised word inside a sentence, a
@@ -10,8 +10,8 @@
 
 use std::ops::Range;
 
-use mdindex::text::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
 use mdstore::markdown;
+use mdwords::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
 
 use crate::gather::in_parallel;
 use crate::gather::near::{band_keys_all, signed_features};

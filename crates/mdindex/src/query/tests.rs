@@ -3,7 +3,8 @@ use proptest::prelude::*;
 use rusqlite::Connection;
 
 use super::*;
-use crate::text::{TOKENIZER, index_text};
+use crate::fts::TOKENIZER;
+use mdwords::index_text;
 
 fn matched(input: &str) -> Option<String> {
     parse(input).unwrap().fts_match()
@@ -471,7 +472,7 @@ fn a_query_of_a_spacing_macron_was_a_phrase_that_matched_nothing() {
 #[test]
 fn a_word_of_an_arabic_mark_alone_was_a_term_of_the_index_but_not_of_the_query() {
     let text = "決まりました\u{8ca}배포는";
-    assert!(!crate::text::index_text(text).contains('\u{8ca}'));
+    assert!(!mdwords::index_text(text).contains('\u{8ca}'));
     for input in [text.to_string(), format!("\"{text}\"")] {
         assert!(search(&[text, "x"], &input).contains(&0), "{input:?}");
     }

@@ -11,8 +11,8 @@ use crate::db::BACKGROUND_DOCS;
 use crate::error::{Result, SqliteContext};
 use crate::query::{self, Query, Term, Unit};
 use crate::search::Snippets;
-use crate::text::Stemming;
 use crate::{Hit, Index};
+use mdwords::Stemming;
 
 /// A word in fewer records than this costs the ranking little, so it is
 /// never left out of it: a store of fewer records ranks a prompt as

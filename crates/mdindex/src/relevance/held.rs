@@ -9,7 +9,6 @@
 //! long body is the exception: the store's index is asked about it.
 
 use crate::error::{Result, SqliteContext};
-use crate::text;
 use crate::{Hit, Index};
 
 /// A hit whose body is longer than this is asked about in the store's index
@@ -76,7 +75,7 @@ impl Index {
     /// there, which the store's index is asked about instead.
     fn fill_held_table(&self, hits: &[Hit]) -> Result<Vec<(usize, i64)>> {
         let path = &self.paths.db;
-        let tokenizer = text::TOKENIZER.replace('\'', "''");
+        let tokenizer = crate::fts::TOKENIZER.replace('\'', "''");
         self.conn
             .execute_batch(&format!(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.held USING fts5 (
@@ -126,7 +125,7 @@ impl Index {
                 })
                 .at(path)?;
             let [id, name, description, tags, body] =
-                [id, name, description, tag_text(&tags), body].map(|c| text::index_text(&c));
+                [id, name, description, tag_text(&tags), body].map(|c| mdwords::index_text(&c));
             insert
                 .execute(rusqlite::params![
                     at as i64,

@@ -4,7 +4,7 @@
 //! on a stable toolchain. A broken property panics: the fuzzer's crash.
 
 use mdindex::query::{self, QueryError};
-use mdindex::text::{self, Stemming};
+use mdwords::Stemming;
 use rusqlite::Connection;
 
 /// An FTS5 table with the index's tokenizer and columns (mdindex/src/db.rs)
@@ -15,7 +15,7 @@ pub fn fts_table() -> Connection {
         "CREATE VIRTUAL TABLE fts USING fts5 (id, name, description, tags, body, tokenize = '{}');
          INSERT INTO fts VALUES ('a', 'prefer pytest', 'tests use pytest', 'ci', 'never unittest');
          INSERT INTO fts VALUES ('b', '测试', '测试一律用 pytest', '', 'café naïve');",
-        text::TOKENIZER.replace('\'', "''")
+        mdindex::fts::TOKENIZER.replace('\'', "''")
     ))
     .expect("the FTS5 table");
     db

@@ -90,7 +90,7 @@ impl Rarity {
 
     fn terms(&mut self, word: &str) -> &Vec<String> {
         self.terms_of.entry(word.to_string()).or_insert_with(|| {
-            mdindex::text::index_text(word)
+            mdwords::index_text(word)
                 .split_whitespace()
                 .map(str::to_string)
                 .collect()

@@ -170,7 +170,7 @@ const ENGLISH: &[&str] = &[
 ];
 
 /// Chinese, Japanese and Korean function and question words (Korean ones as
-/// their stems: `있` for `있어요`, see `text::cjk_words`). A query word or
+/// their stems: `있` for `있어요`, see `crate::cjk_words`). A query word or
 /// bigram equal to one of these is dropped. Sorted.
 const CJK_WORDS: &[&str] = &[
     "あの",
@@ -333,7 +333,7 @@ pub fn is_english(word: &str) -> bool {
     ENGLISH.binary_search(&word).is_ok()
 }
 
-/// Whether a CJK word (`text::cjk_words`) is a listed function word.
+/// Whether a CJK word (`crate::cjk_words`) is a listed function word.
 pub fn is_cjk_word(word: &str) -> bool {
     CJK_WORDS.binary_search(&word).is_ok()
 }

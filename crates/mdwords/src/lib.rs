@@ -1,5 +1,7 @@
-//! Text preparation shared by indexing and querying: folding, stemming and
-//! CJK segmentation decisions live here.
+//! memctl's words: text preparation shared by indexing, querying, snippets,
+//! relevance and dream. Folding, stemming, CJK segmentation and the stop
+//! word lists ([`stopwords`]) live here, in a crate of their own so that a
+//! reader of words (dream, extraction) needs no SQLite.
 //!
 //! Our own code, not the FTS5 tokenizer, turns text into index terms, so that
 //! the query side, the index side and the snippet marks agree exactly:
@@ -16,9 +18,11 @@
 //!
 //! The FTS5 tokenizer then only splits on spaces, folds case and removes
 //! diacritics. docs/SEARCH-LANGUAGES.md has the measurements behind this.
+#![forbid(unsafe_code)]
 
 mod cjk;
 mod korean;
+pub mod stopwords;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -30,15 +34,9 @@ use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-/// The FTS5 `tokenize=` declaration of the index's text columns.
-pub const TOKENIZER: &str = "unicode61 remove_diacritics 2";
-
-/// Bumped whenever [`TOKENIZER`] or [`index_text`] changes, so that an index
-/// built the old way is rebuilt.
+/// Bumped whenever [`index_text`] changes (or mdindex's FTS5 tokenizer,
+/// `mdindex::fts::TOKENIZER`), so that an index built the old way is rebuilt.
 pub const TEXT_VERSION: u32 = 4;
-
-/// BM25 weights of the FTS columns, in the order `id, name, description, tags, body`.
-pub const BM25_WEIGHTS: [f64; 5] = [1.0, 2.0, 1.5, 1.0, 1.0];
 
 static ENGLISH: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
@@ -118,7 +116,7 @@ pub fn prepare(text: &str, preparation: &Preparation) -> String {
 /// query. FTS5 removes Latin diacritics but keeps others as tokens, so
 /// without this one rule for both, a quoted phrase held a term in the index
 /// that the query left out.
-pub(crate) fn is_marks_alone(word: &str) -> bool {
+pub fn is_marks_alone(word: &str) -> bool {
     fold(word).is_empty()
 }
 
@@ -183,19 +181,19 @@ fn push_lower(out: &mut String, word: &str) {
 }
 
 /// A word in lower case, as the index has it before stemming.
-pub(crate) fn lower(word: &str) -> String {
+pub fn lower(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
     push_lower(&mut out, word);
     out
 }
 
 /// The stem of a lower-case word.
-pub(crate) fn stem(lower: &str) -> Cow<'_, str> {
+pub fn stem(lower: &str) -> Cow<'_, str> {
     ENGLISH.stem(lower)
 }
 
 /// A lower-case word as its index term under `stemming`.
-pub(crate) fn stem_with(lower: &str, stemming: Stemming) -> Cow<'_, str> {
+pub fn stem_with(lower: &str, stemming: Stemming) -> Cow<'_, str> {
     match stemming {
         Stemming::English => stem(lower),
         Stemming::None => Cow::Borrowed(lower),
@@ -217,7 +215,7 @@ pub fn fold(word: &str) -> String {
 
 /// Appends the terms of a CJK run: its overlapping bigrams, then (when
 /// `last_char` is set, or the run is one character) its last character.
-pub(crate) fn push_cjk(out: &mut String, run: &str, last_char: bool) {
+pub fn push_cjk(out: &mut String, run: &str, last_char: bool) {
     let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
     for pair in starts.windows(3) {
         out.push_str(&run[pair[0]..pair[2]]);
@@ -267,7 +265,7 @@ pub fn segments(text: &str) -> impl Iterator<Item = (Range<usize>, Segment)> + '
 }
 
 /// Whether `c` is part of some index term (a word or a CJK run).
-pub(crate) fn is_term_char(c: char) -> bool {
+pub fn is_term_char(c: char) -> bool {
     classify(c).is_some()
 }
 
