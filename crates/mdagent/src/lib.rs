@@ -28,6 +28,8 @@ layers over it that parse, call this crate and render.
 - [`lifecycle`]: what a session's hook starts in the background (a watcher,
   `dream --auto`), what those jobs did, said at the next session start, and
   where the after-session work begins;
+- [`git`]: a store's changed files committed after a write, when asked
+  (what it says goes through [`face::Tell`], which each face implements);
 - [`config`]: memctl's settings (a store's `.memctl.toml`: [`config::store_file`]).
 
 It takes a plain [`Config`] (the settings resolved once, at start), never
@@ -46,7 +48,9 @@ pub mod dream_model;
 pub mod edit;
 pub mod explain;
 pub mod extract;
+pub mod face;
 pub mod freshen;
+pub mod git;
 pub mod hook_event;
 pub mod index_sink;
 pub mod lifecycle;

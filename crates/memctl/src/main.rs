@@ -9,7 +9,6 @@ and `mddream` libraries: argument parsing, prompts, output and exit codes
 mod cli;
 mod cmd;
 mod failure;
-mod git;
 mod mcp;
 mod ui;
 
@@ -102,7 +101,7 @@ fn run(cli: Cli, config: &mdagent::Config, ui: &Ui) -> anyhow::Result<Exit> {
         Command::List(args) => cmd::list::run(config, ui, args),
         Command::Show(args) => cmd::show::run(config, ui, args),
         Command::Edit(args) => cmd::edit::run(config, ui, args),
-        Command::Log(args) => git::log::run(config, ui, args),
+        Command::Log(args) => cmd::log::run(config, ui, args),
         Command::Check(args) => cmd::check::run(config, ui, args),
         Command::Status(args) => cmd::status::run(config, ui, &args),
         Command::Completions(args) => cmd::completions::run(args),

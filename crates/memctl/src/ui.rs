@@ -35,6 +35,17 @@ pub struct Ui {
     pub width: usize,
 }
 
+/// A use case's notes and warnings on the command line: stderr, notes
+/// silenced by `--quiet`.
+impl mdagent::face::Tell for Ui {
+    fn note(&self, text: &str) {
+        Ui::note(self, text);
+    }
+    fn warn(&self, text: &str) {
+        Ui::warn(self, text);
+    }
+}
+
 impl Ui {
     /// The output `args` ask for; `columns` is `$COLUMNS`, for output that
     /// goes to no terminal.

@@ -89,12 +89,12 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     committed.catalog.context(
         "the edit is saved, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
-    crate::git::commit::after_write(
+    mdagent::git::commit::after_write(
         config,
         ui,
         store.root(),
         args.commit,
-        &crate::git::commit::message("edit", std::slice::from_ref(&record.id)),
+        &mdagent::git::commit::message("edit", std::slice::from_ref(&record.id)),
         &committed.changed,
     );
     Ok(Exit::Ok)

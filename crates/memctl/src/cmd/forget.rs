@@ -12,7 +12,6 @@ use mdagent::stores::{self, Scope, WriteTarget};
 
 use crate::cli::ForgetArgs;
 use crate::failure::{Exit, Failure};
-use crate::git;
 use crate::ui::{self, Ui};
 use mdagent::Kind;
 
@@ -95,12 +94,12 @@ pub fn run(config: &Config, ui: &Ui, args: ForgetArgs) -> anyhow::Result<Exit> {
         "the records are forgotten, but MEMORY.md could not be updated; the next memctl write regenerates it",
     )?;
     let ids: Vec<String> = targets.iter().map(|s| s.id.clone()).collect();
-    git::commit::after_write(
+    mdagent::git::commit::after_write(
         config,
         ui,
         store.root(),
         args.commit,
-        &git::commit::message("forget", &ids),
+        &mdagent::git::commit::message("forget", &ids),
         &committed.changed,
     );
     Ok(Exit::Ok)

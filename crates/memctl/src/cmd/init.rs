@@ -38,7 +38,7 @@ pub fn run(config: &Config, ui: &Ui, _args: InitArgs) -> anyhow::Result<Exit> {
     let view = StoreView::load(&store);
     let catalog = catalog::write(&store, &view.summaries).context("cannot write MEMORY.md")?;
     ui.note_catalog(&catalog);
-    crate::git::attributes::ensure_in_repo(ui, store.root());
+    mdagent::git::attributes::ensure_in_repo(ui, store.root());
     let what = stores::default_scope(config).as_str();
     if existed {
         ui.note(&format!(

@@ -10,6 +10,7 @@ pub mod forget;
 pub mod hook;
 pub mod init;
 pub mod list;
+pub mod log;
 pub mod man;
 pub mod model;
 pub mod reindex;

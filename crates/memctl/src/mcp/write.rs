@@ -92,7 +92,7 @@ fn commit_if_configured(
     committed: &txn::Committed,
 ) {
     let changed = &committed.changed;
-    crate::git::commit::after_write(config, ui, store.root(), false, message, changed);
+    mdagent::git::commit::after_write(config, ui, store.root(), false, message, changed);
 }
 
 /// ADD, UPDATE, NOOP or REFUSED, as the write under the lock decided.

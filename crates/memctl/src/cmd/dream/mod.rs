@@ -396,7 +396,7 @@ fn commit_to_git(
         }
         let message = format!("dream: {}", parts.join("; "));
         let root = scoped.store.root();
-        crate::git::commit::after_write(config, ui, root, args.commit, &message, &paths);
+        mdagent::git::commit::after_write(config, ui, root, args.commit, &message, &paths);
     }
 }
 
@@ -413,7 +413,7 @@ fn changes(plan: &Plan, applied: &apply::Applied, scope: mddream::plan::Scope) -
         let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
         parts.push(format!(
             "merge {} into {}",
-            crate::git::commit::names(&ids),
+            mdagent::git::commit::names(&ids),
             into.id
         ));
     }

@@ -269,7 +269,7 @@ pub fn run_batch_rows(
         if let Some((message, paths)) = saved_in(&items, *scope) {
             let store = &created.get(scope).unwrap_or(scoped).store;
             let root = store.root();
-            crate::git::commit::after_write(config, ui, root, batch.commit, &message, &paths);
+            mdagent::git::commit::after_write(config, ui, root, batch.commit, &message, &paths);
         }
     }
     Ok((exit, items.iter().map(output::status_name).collect(), rows))
@@ -291,7 +291,7 @@ fn saved_in(items: &[Item], scope: Scope) -> Option<(String, Vec<PathBuf>)> {
     let parts: Vec<String> = [("add", added), ("update", updated)]
         .into_iter()
         .filter(|(_, ids)| !ids.is_empty())
-        .map(|(verb, ids)| format!("{verb} {}", crate::git::commit::names(&ids)))
+        .map(|(verb, ids)| format!("{verb} {}", mdagent::git::commit::names(&ids)))
         .collect();
     (!parts.is_empty()).then(|| (format!("remember: {}", parts.join("; ")), paths))
 }

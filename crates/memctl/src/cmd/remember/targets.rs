@@ -140,6 +140,6 @@ fn create(scope: Scope, dir: &Path, ui: &Ui) -> anyhow::Result<ScopedStore> {
         scope.as_str(),
         dir.display()
     ));
-    crate::git::attributes::ensure_in_repo(ui, scoped.store.root());
+    mdagent::git::attributes::ensure_in_repo(ui, scoped.store.root());
     Ok(scoped)
 }

@@ -8,8 +8,8 @@ use mdstore::id::id_key;
 use mdstore::redact::{self, Keep};
 use mdstore::tombstone::{self, Tombstone};
 
-use super::{GitError, Repo};
 use mdagent::Config;
+use mdagent::git::{GitError, Repo};
 use mdagent::stores::{self, ScopedStore};
 
 use crate::cli::LogArgs;
@@ -70,7 +70,7 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
     .map(OsString::from)
     .collect();
     command.extend(paths.iter().map(|p| p.as_os_str().to_os_string()));
-    let output = super::run(store.root(), &command).map_err(git_failure)?;
+    let output = mdagent::git::run(store.root(), &command).map_err(git_failure)?;
     let text = String::from_utf8_lossy(&output.stdout);
     if text.trim().is_empty() {
         ui.error(
@@ -165,7 +165,7 @@ fn earlier_names(store: &Store, rel_path: &Path) -> Vec<PathBuf> {
     .map(OsString::from)
     .collect();
     command.push(rel_path.as_os_str().to_os_string());
-    let Ok(output) = super::run(store.root(), &command) else {
+    let Ok(output) = mdagent::git::run(store.root(), &command) else {
         return Vec::new();
     };
     let mut names: Vec<PathBuf> = output

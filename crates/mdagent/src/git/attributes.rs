@@ -5,7 +5,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use crate::ui::Ui;
+use crate::face::Tell;
 
 /// The attributes file, inside the store so that it travels with it and
 /// applies to nothing else in the project.
@@ -24,8 +24,8 @@ const HEADER: &str = "# Written by memctl init (docs/GIT.md): MEMORY.md is gener
 /// [`ensure`] for a store inside a git repository (a store outside one has
 /// nothing to merge; `memctl init` again adds it after `git init`), saying
 /// what it did.
-pub fn ensure_in_repo(ui: &Ui, store_root: &Path) {
-    if mdagent::freshen::git_dir_of(store_root).is_none() {
+pub fn ensure_in_repo(ui: &dyn Tell, store_root: &Path) {
+    if crate::freshen::git_dir_of(store_root).is_none() {
         return;
     }
     match ensure(store_root) {

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mdagent::Config;
+use crate::Config;
 use mdstore::Store;
 use mdstore::store::CATALOG_FILE;
 use mdstore::tombstone::TOMBSTONE_DIR;
@@ -19,12 +19,12 @@ use mdstore::view::StoreView;
 
 use super::index::{IndexFile, TemporaryIndex};
 use super::{GitError, Repo};
-use crate::ui::Ui;
+use crate::face::Tell;
 
 /// Whether `[git] commit = true` is set in the store's `.memctl.toml`;
 /// an error names the file and what is wrong with it.
 pub fn configured(store_root: &Path) -> Result<bool, String> {
-    mdagent::config::store_file::load(store_root)
+    crate::config::store_file::load(store_root)
         .map(|settings| settings.git.commit)
         .map_err(|e| e.to_string())
 }
@@ -87,7 +87,7 @@ pub fn commit_store(
         source,
     })?;
     let prefix = repo.prefix(store_root)?;
-    let on_disk = mdagent::index_sink::view_for_write(cache, &store);
+    let on_disk = crate::index_sink::view_for_write(cache, &store);
     let wanted = wanted_paths(changed);
     let temporary = TemporaryIndex::from_head(&repo, store_root)?;
     let commit = &temporary.index;
@@ -168,7 +168,7 @@ fn update_users_index(
 /// its own message once its plan is applied.
 pub fn after_write(
     config: &Config,
-    ui: &Ui,
+    ui: &dyn Tell,
     store_root: &Path,
     asked: bool,
     message: &str,
@@ -197,7 +197,7 @@ pub fn after_write(
 }
 
 /// Says what a commit holds, and what it leaves out.
-fn tell_committed(ui: &Ui, message: &str, committed: &Committed) {
+fn tell_committed(ui: &dyn Tell, message: &str, committed: &Committed) {
     ui.note(&format!("Committed {}: {message}", committed.hash));
     let (left_out, gone) = (&committed.left_out, &committed.never_committed);
     if !left_out.is_empty() {
@@ -259,19 +259,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(configured(dir.path()), Ok(false));
         std::fs::write(
-            dir.path().join(mdagent::config::store_file::SETTINGS_FILE),
+            dir.path().join(crate::config::store_file::SETTINGS_FILE),
             "[git]\ncommit = true\n",
         )
         .unwrap();
         assert_eq!(configured(dir.path()), Ok(true));
         std::fs::write(
-            dir.path().join(mdagent::config::store_file::SETTINGS_FILE),
+            dir.path().join(crate::config::store_file::SETTINGS_FILE),
             "[git]\ncomit = true\n",
         )
         .unwrap();
         let err = configured(dir.path()).unwrap_err();
         assert!(
-            err.contains(mdagent::config::store_file::SETTINGS_FILE) && err.contains("comit"),
+            err.contains(crate::config::store_file::SETTINGS_FILE) && err.contains("comit"),
             "{err}"
         );
     }

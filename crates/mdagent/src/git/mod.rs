@@ -7,7 +7,6 @@ pub mod attributes;
 mod catalog;
 pub mod commit;
 mod index;
-pub mod log;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
