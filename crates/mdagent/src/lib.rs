@@ -17,6 +17,8 @@ layers over it that parse, call this crate and render.
 - [`records`]: records, headers and hits as JSON, and finding one by id;
 - [`edit`]: a hand edit saved in one transaction;
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
+- [`dream`]: dream's sequence once a plan is chosen (orient, apply, commit,
+  what it did), which `memctl dream` calls;
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
 - [`model_cmd`]: running a model command with a timeout and a cap on its answer;
@@ -43,6 +45,7 @@ table of them ([`explain`](mod@explain)).
 pub mod after_session;
 pub mod config;
 pub mod context;
+pub mod dream;
 pub mod dream_auto;
 pub mod dream_model;
 pub mod edit;

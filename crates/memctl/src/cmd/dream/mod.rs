@@ -5,20 +5,15 @@
 
 mod render;
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
-
 use jiff::Timestamp;
-use mddream::apply::{self, ApplyOptions, Target};
 use mddream::plan::Plan;
-use mddream::records::{self, Broken, DreamRecord};
 use mddream::validate::{self, ValidateOptions};
 use mdstore::redact::{self, Keep};
 
 use mdagent::Config;
+use mdagent::dream::{self, Oriented};
 use mdagent::dream_auto::{self, Admission};
 use mdagent::dream_model::{self, DreamModelError};
-use mdagent::index_sink::IndexSink;
 use mdagent::lifecycle::{Job, reports};
 use mdagent::model_cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};
@@ -27,12 +22,6 @@ use crate::cli::DreamArgs;
 use crate::failure::{self, Exit, Failure};
 use crate::ui::{self, Ui};
 use mdagent::Kind;
-
-/// What orienting found in every store dreamt on.
-pub struct Oriented {
-    pub records: Vec<DreamRecord>,
-    pub broken: Vec<Broken>,
-}
 
 pub fn run(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     let background = args.background;
@@ -79,7 +68,7 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     let Some((_held, gates)) = admit(config, ui, &stores, &args, now)? else {
         return Ok(Exit::Ok);
     };
-    let oriented = orient(&stores);
+    let oriented = dream::orient(&stores);
     let mut plan = match &args.llm_cmd {
         Some(command) => {
             let mut asking =
@@ -123,15 +112,16 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
     let applied = if plan.operations.is_empty() {
         None
     } else if confirmed(ui, &args)? {
-        let kept_before = preserved_copies(&stores);
-        let applied = apply_plan(config, &plan, &oriented.records, &stores, now, lock_timeout)?;
-        for kept in preserved_copies(&stores).difference(&kept_before) {
+        let kept_before = dream::preserved_copies(&stores);
+        let applied =
+            dream::apply_plan(config, &plan, &oriented.records, &stores, now, lock_timeout)?;
+        for kept in dream::preserved_copies(&stores).difference(&kept_before) {
             ui.warn_preserved(kept);
         }
-        commit_to_git(
+        dream::commit_to_git(
             config,
             ui,
-            &args,
+            args.commit,
             &plan,
             &applied,
             &stores,
@@ -145,7 +135,7 @@ fn dream(config: &Config, ui: &Ui, args: DreamArgs) -> anyhow::Result<Exit> {
         .unwrap_or_else(|| dream_auto::Gates::load(config, &stores))
         .dreamt();
     if args.background
-        && let Some(message) = background_summary(&plan, applied.as_ref(), &stores)
+        && let Some(message) = dream::background_summary(&plan, applied.as_ref(), &stores)
     {
         reports::record(config, &stores[0], Job::Dream, &message);
     }
@@ -243,37 +233,6 @@ fn show(ui: &Ui, args: &DreamArgs, plan: &Plan, oriented: &Oriented) -> anyhow::
     Ok(())
 }
 
-fn orient(stores: &[ScopedStore]) -> Oriented {
-    let mut oriented = Oriented {
-        records: Vec::new(),
-        broken: Vec::new(),
-    };
-    for scoped in stores {
-        let loaded = records::load(&scoped.store, scoped.scope);
-        oriented.records.extend(loaded.records);
-        oriented.broken.extend(loaded.broken);
-    }
-    oriented
-}
-
-/// The copies of hand-made `MEMORY.md` files in the stores
-/// (`MEMORY.md.before-memctl`, `-2`…): a new one after applying is a
-/// hand-made index the plan's `MEMORY.md` replaced, which the user is told of.
-fn preserved_copies(stores: &[ScopedStore]) -> BTreeSet<PathBuf> {
-    stores
-        .iter()
-        .filter_map(|scoped| std::fs::read_dir(scoped.store.root()).ok())
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(mdstore::catalog::disk::PRESERVED_FILE))
-        })
-        .collect()
-}
-
 fn confirmed(ui: &Ui, args: &DreamArgs) -> anyhow::Result<bool> {
     if args.yes || args.auto || (ui.interactive && ui.confirm("Apply this plan?")?) {
         return Ok(true);
@@ -328,157 +287,4 @@ fn rejected(plan: &Plan, rejection: &validate::Rejection, args: &DreamArgs) -> a
     )
     .with_hint(hint)
     .into()
-}
-
-fn apply_plan(
-    config: &Config,
-    plan: &Plan,
-    read: &[mddream::records::DreamRecord],
-    stores: &[ScopedStore],
-    now: Timestamp,
-    lock_timeout: std::time::Duration,
-) -> anyhow::Result<apply::Applied> {
-    let mut sinks: Vec<IndexSink<'_>> = stores
-        .iter()
-        .map(|s| IndexSink::new(config, &s.store))
-        .collect();
-    let mut targets: Vec<Target<'_>> = stores
-        .iter()
-        .zip(sinks.iter_mut())
-        .map(|(scoped, sink)| Target {
-            scope: scoped.scope,
-            store: &scoped.store,
-            sink,
-        })
-        .collect();
-    let options = ApplyOptions { lock_timeout, now };
-    // Under the lock every record must still hold the text the plan was
-    // made from: a hand edit keeps its revision, and a merge planned before
-    // it would drop the lines it added. failure.rs gives each ApplyError
-    // its exit code.
-    Ok(apply::apply_as_read(plan, read, &mut targets, &options)?)
-}
-
-/// Commits each store's changed files when asked (`--commit`, or the
-/// store's `.memctl.toml`), with a message saying what the dream did:
-/// `dream: merge a, b into c; retire d (expired)`.
-fn commit_to_git(
-    config: &Config,
-    ui: &Ui,
-    args: &DreamArgs,
-    plan: &Plan,
-    applied: &apply::Applied,
-    stores: &[ScopedStore],
-    read: &[mddream::records::DreamRecord],
-) {
-    for scoped in stores {
-        let scope = scoped.scope;
-        let touched = applied
-            .merged
-            .iter()
-            .flat_map(|(sources, into)| sources.iter().chain([into]))
-            .chain(&applied.updated)
-            .chain(&applied.retired)
-            .filter(|r| r.scope == scope);
-        let paths: Vec<std::path::PathBuf> = touched
-            .map(|r| {
-                read.iter()
-                    .find(|d| d.scope == scope && d.record.id == r.id)
-                    .map_or_else(
-                        || format!("{}.md", r.id).into(),
-                        |d| d.record.rel_path.clone(),
-                    )
-            })
-            .collect();
-        let parts = changes(plan, applied, scope);
-        if parts.is_empty() {
-            continue;
-        }
-        let message = format!("dream: {}", parts.join("; "));
-        let root = scoped.store.root();
-        mdagent::git::commit::after_write(config, ui, root, args.commit, &message, &paths);
-    }
-}
-
-/// What a dream changed in the `scope` store, one part a change, for a
-/// commit message and a background dream's report: `merge a, b into c`,
-/// `update d`, `retire e (expired)`.
-fn changes(plan: &Plan, applied: &apply::Applied, scope: mddream::plan::Scope) -> Vec<String> {
-    let mut parts = Vec::new();
-    for (sources, into) in applied
-        .merged
-        .iter()
-        .filter(|(_, into)| into.scope == scope)
-    {
-        let ids: Vec<String> = sources.iter().map(|r| r.id.clone()).collect();
-        parts.push(format!(
-            "merge {} into {}",
-            mdagent::git::commit::names(&ids),
-            into.id
-        ));
-    }
-    for updated in applied.updated.iter().filter(|r| r.scope == scope) {
-        parts.push(format!("update {}", updated.id));
-    }
-    for retired in applied.retired.iter().filter(|r| r.scope == scope) {
-        parts.push(format!(
-            "retire {} ({})",
-            retired.id,
-            retire_finding(plan, retired)
-        ));
-    }
-    parts
-}
-
-/// What a background dream says at the next session start: what it
-/// changed in each store and what it left for a person; `None` when it
-/// did nothing and found nothing.
-fn background_summary(
-    plan: &Plan,
-    applied: Option<&apply::Applied>,
-    stores: &[ScopedStore],
-) -> Option<String> {
-    let mut said = Vec::new();
-    if let Some(applied) = applied {
-        for scoped in stores {
-            let parts = changes(plan, applied, scoped.scope);
-            if !parts.is_empty() {
-                said.push(format!(
-                    "{} store: {}",
-                    scoped.scope.as_str(),
-                    parts.join("; ")
-                ));
-            }
-        }
-    }
-    let left = plan.left_alone.len();
-    if left > 0 {
-        said.push(format!(
-            "{} left for you: run `memctl dream` to review {}",
-            ui::count(left, "finding", "findings"),
-            if left == 1 { "it" } else { "them" }
-        ));
-    }
-    (!said.is_empty()).then(|| said.join(". "))
-}
-
-/// Why a retired record went, in a word or two, for a commit message.
-fn retire_finding(plan: &Plan, retired: &mddream::plan::RecordRef) -> &'static str {
-    use mddream::plan::{Finding, Operation};
-    let finding = plan.operations.iter().find_map(|op| match op {
-        Operation::Retire { reads, finding, .. }
-            if reads.id == retired.id && reads.scope == retired.scope =>
-        {
-            Some(*finding)
-        }
-        _ => None,
-    });
-    match finding {
-        Some(Finding::Expired) => "expired",
-        Some(Finding::Correction) => "corrected",
-        Some(Finding::ExactDuplicate | Finding::NearDuplicate) => "duplicate",
-        Some(Finding::OverBudget) => "over budget",
-        Some(Finding::Model) => "model",
-        None => "retired",
-    }
 }

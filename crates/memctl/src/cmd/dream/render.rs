@@ -11,9 +11,9 @@ use mddream::records::DreamRecord;
 use mdstore::redact::{self, Keep};
 use serde_json::json;
 
-use super::Oriented;
 use crate::cli::DreamArgs;
 use crate::ui::{self, Style, Ui};
+use mdagent::dream::Oriented;
 
 type Lookup<'a> = BTreeMap<(Scope, &'a str), &'a DreamRecord>;
 
