@@ -7,6 +7,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod context;
+mod dream;
 mod edit;
 mod extract;
 mod search;
