@@ -184,11 +184,20 @@ pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
 /// and is passed over.
 pub fn found_store(holder: &Path) -> Result<Option<PathBuf>, StoreError> {
     let dir = holder.join(WORKSPACE_DIR);
-    let Ok(meta) = std::fs::symlink_metadata(&dir) else {
-        return Ok(None);
-    };
-    if !meta.is_dir() && !meta.file_type().is_symlink() {
-        return Ok(None);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(meta) if !meta.is_dir() && !meta.file_type().is_symlink() => return Ok(None),
+        Ok(_) => {}
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        // One that cannot be looked at (no permission, a loop) is not passed
+        // over for a store further up: the vetting says why it is refused.
+        Err(_) => {}
     }
     mdstore::untrusted::vet_found_folder(holder, WORKSPACE_DIR)
         .map(Some)

@@ -123,6 +123,21 @@ fn syntax_error(text: &str, error: &toml::de::Error) -> String {
     }
 }
 
+/// Where `close` ends a quoted segment in `after`, skipping one escaped by a
+/// backslash (serde writes a string holding `"` as `\"`).
+fn closing(after: &str, close: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in after.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            _ if c == close => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `message` with every `open`…`close` segment that holds a letter or
 /// digit (a key, a value: the file's own words) cut out; punctuation the
 /// parser expected (`=`, `]`) stays.
@@ -131,7 +146,7 @@ fn without_quoted(message: &str, open: char, close: char) -> String {
     let mut rest = message;
     while let Some(start) = rest.find(open) {
         let after = &rest[start + open.len_utf8()..];
-        let Some(len) = after.find(close) else {
+        let Some(len) = closing(after, close) else {
             break;
         };
         let inner = &after[..len];
@@ -148,18 +163,48 @@ fn without_quoted(message: &str, open: char, close: char) -> String {
     out + rest
 }
 
+/// A value error from the settings' types, with its key named (it says
+/// what to fix) and no value quoted: serde quotes a wrong string in `"…"` and
+/// a wrong number, boolean or character in backticks, and either may be a
+/// secret. Only an unknown key's message keeps its backticks: they name keys.
+/// The error comes from a parsed table, so its text holds no line of the
+/// file; the key path is its `in `…`` line.
+fn settings_error(error: &toml::de::Error) -> String {
+    let mut message = String::new();
+    let mut key = None;
+    for line in error.to_string().lines().map(str::trim) {
+        match line
+            .strip_prefix("in `")
+            .and_then(|rest| rest.strip_suffix('`'))
+        {
+            Some(path) => key = Some(path.to_string()),
+            None if line.is_empty() => {}
+            None => {
+                if !message.is_empty() {
+                    message += "; ";
+                }
+                message += line;
+            }
+        }
+    }
+    let mut message = without_quoted(&message, '"', '"');
+    if !message.starts_with("unknown field") {
+        message = without_quoted(&message, '`', '`');
+    }
+    match key {
+        Some(key) => format!("{message} (key `{key}`)"),
+        None => message,
+    }
+}
+
 impl StoreFile {
     /// The settings the file holds; an unknown key or a value of the wrong
     /// type is an error naming the file and the key.
     pub fn settings(&self) -> Result<Settings, ConfigError> {
         match &self.table {
             Ok(None) => Ok(Settings::default()),
-            Ok(Some(table)) => {
-                // The key is named (it says what to fix); a value is not
-                // quoted (`invalid type: string "…"`), as it may be a secret.
-                Settings::deserialize(table.clone())
-                    .map_err(|e| invalid(&self.path, without_quoted(e.message().trim(), '"', '"')))
-            }
+            Ok(Some(table)) => Settings::deserialize(table.clone())
+                .map_err(|e| invalid(&self.path, settings_error(&e))),
             Err(e) => Err(e.clone()),
         }
     }
@@ -244,6 +289,16 @@ mod tests {
             "{err}"
         );
         assert!(!err.contains("hunter2"), "{err}");
+        assert!(err.contains("hooks.watch"), "the key is named: {err}");
+        std::fs::write(&file, "[git]\ncommit = 731942\n").unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("git.commit") && !err.contains("731942"),
+            "{err}"
+        );
+        std::fs::write(&file, "[hooks]\nwatch = 'pin\"sec\"ret'\n").unwrap();
+        let err = load(dir.path()).unwrap_err().to_string();
+        assert!(!err.contains("sec") && !err.contains("ret"), "{err}");
         assert_eq!(
             without_quoted("expected `=`, found `hunter2`", '`', '`'),
             "expected `=`, found …"

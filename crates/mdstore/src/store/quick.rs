@@ -19,6 +19,10 @@ use super::{
     is_record_name, mtime_ns,
 };
 
+/// How many listed folders' handles a batch holds open at most (each listed
+/// entry keeps its folder's handle until statted; a process may have 1,024).
+const HELD_FOLDERS: usize = 64;
+
 /// What a freshness check compares of a record file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordStat {
@@ -108,7 +112,21 @@ impl Store {
             plain: Vec::new(),
             other: Vec::new(),
         };
-        let listed = self.list_plain(&mut walk);
+        let mut pending = vec![0];
+        // A listed entry keeps its folder open until it is statted, so the
+        // folders are listed and statted in batches of at most
+        // `HELD_FOLDERS`, never one open folder per folder of the store.
+        loop {
+            let listed = self.list_plain(&mut walk, &mut pending);
+            self.stat_listed(&mut walk, listed, threads);
+            if pending.is_empty() {
+                return walk;
+            }
+        }
+    }
+
+    /// Stats `listed` over `threads` threads into `walk`.
+    fn stat_listed(&self, walk: &mut QuickWalk, listed: Vec<Listed>, threads: usize) {
         let chunk = listed.len().div_ceil(threads.max(1)).max(1);
         let stats: Vec<Option<RecordStat>> = std::thread::scope(|scope| {
             let parts: Vec<_> = listed
@@ -139,16 +157,19 @@ impl Store {
                 }
             }
         }
-        walk
     }
 
-    /// Lists every folder (dot-folders are not entered, as in
+    /// Lists folders from `pending` until `HELD_FOLDERS` of them hold a
+    /// plain record file or none is left (dot-folders are not entered, as in
     /// [`Store::walk`]); returns the plain record files to stat and puts
     /// every other entry's walk item in `walk.other`.
-    fn list_plain(&self, walk: &mut QuickWalk) -> Vec<Listed> {
-        let mut listed = Vec::new();
-        let mut pending = vec![0];
-        while let Some(folder) = pending.pop() {
+    fn list_plain(&self, walk: &mut QuickWalk, pending: &mut Vec<usize>) -> Vec<Listed> {
+        let mut listed: Vec<Listed> = Vec::new();
+        let mut held = 0;
+        while held < HELD_FOLDERS
+            && let Some(folder) = pending.pop()
+        {
+            let before = listed.len();
             let path = self.root.join(&walk.folders[folder]);
             let entries = match fs::read_dir(&path) {
                 Ok(entries) => entries,
@@ -201,6 +222,9 @@ impl Store {
                         ));
                     }
                 }
+            }
+            if listed.len() > before {
+                held += 1;
             }
         }
         listed

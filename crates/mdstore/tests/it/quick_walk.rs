@@ -126,3 +126,39 @@ fn the_quick_walk_finds_what_the_walk_finds_in_an_empty_store() {
     let store = Store::open(dir.path()).expect("open");
     assert_eq!(by_quick_walk(&store, 2), by_walk(&store));
 }
+
+/// The quick walk held every listed folder open until its stats were taken:
+/// a store of more folders than the process may open files lost their
+/// records to "unreadable". It now lists and stats in batches. The walk runs
+/// again in a child (this test binary) whose limit of open files, 128, is
+/// below the store's 300 folders.
+#[test]
+fn the_quick_walk_held_one_open_folder_per_folder_it_now_walks_them_in_batches() {
+    const CHILD: &str = "MDSTORE_QUICK_WALK_CHILD_STORE";
+    const NAME: &str =
+        "quick_walk::the_quick_walk_held_one_open_folder_per_folder_it_now_walks_them_in_batches";
+    if let Some(root) = std::env::var_os(CHILD) {
+        let store = Store::open(Path::new(&root)).expect("open");
+        let oracle = by_walk(&store);
+        assert_eq!(oracle.records.len(), 300, "{:?}", oracle.others);
+        for threads in [1, 2] {
+            assert_eq!(by_quick_walk(&store, threads), oracle, "{threads} threads");
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..300 {
+        let text = "---\nname: x\ndescription: y\ntype: project\n---\nz\n";
+        write(dir.path(), &format!("f{i:03}/r{i:03}.md"), text);
+    }
+    let exe = std::env::current_exe().expect("the test binary");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 128 && exec \"$0\" --exact \"$1\" --test-threads 1")
+        .arg(&exe)
+        .arg(NAME)
+        .env(CHILD, dir.path())
+        .status()
+        .expect("sh");
+    assert!(status.success(), "the walk under 128 open files: {status}");
+}
