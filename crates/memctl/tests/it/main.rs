@@ -49,6 +49,7 @@ mod first_ten_minutes;
 mod forget;
 mod freshness;
 mod from_json;
+mod full_disk;
 mod git;
 mod git_commit_only;
 mod git_log;
