@@ -162,26 +162,10 @@ impl Store {
     /// (the listing takes file types from the directory entries).
     pub fn walk_parallel(&self, threads: usize) -> Vec<WalkItem> {
         let listed: Vec<_> = self.listing().collect();
-        let chunk = listed.len().div_ceil(threads.max(1)).max(1);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = listed
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .filter_map(|entry| self.walk_result(entry.as_ref()))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|part| {
-                    part.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        })
+        on_threads(&listed, threads, |entry| self.walk_result(entry.as_ref()))
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// The directory entries a walk looks at: dot-folders are not entered.
@@ -612,6 +596,26 @@ fn build_record_parts(id: &str, rel_path: &Path, text: &str) -> Record {
         body,
         problems,
     }
+}
+
+/// `f` of each item, in order, with the items cut into `threads` runs each
+/// mapped on a thread of its own (a panic in one is raised again here).
+fn on_threads<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 #[cfg(all(test, unix))]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     MAX_RECORD_BYTES, SkipReason, Skipped, Store, WalkItem, ctime_ns, inode, is_hidden,
-    is_record_name, mtime_ns,
+    is_record_name, mtime_ns, on_threads,
 };
 
 /// How many listed folders' handles a batch holds open at most (each listed
@@ -127,20 +127,7 @@ impl Store {
 
     /// Stats `listed` over `threads` threads into `walk`.
     fn stat_listed(&self, walk: &mut QuickWalk, listed: Vec<Listed>, threads: usize) {
-        let chunk = listed.len().div_ceil(threads.max(1)).max(1);
-        let stats: Vec<Option<RecordStat>> = std::thread::scope(|scope| {
-            let parts: Vec<_> = listed
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(plain_stat).collect::<Vec<_>>()))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|part| {
-                    part.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
+        let stats = on_threads(&listed, threads, plain_stat);
         for (listed, stat) in listed.into_iter().zip(stats) {
             match stat {
                 Some(stat) => walk.plain.push(Plain {
