@@ -10,7 +10,7 @@ use mdstore::Scope;
 
 use crate::Config;
 use crate::config::{ConfigError, LLM_CMD_VAR};
-use crate::model_source;
+use crate::model::source as model_source;
 use crate::stores::ScopedStore;
 
 /// The store the session's candidates wait for: the workspace store when

@@ -13,7 +13,7 @@ use mddream::validate;
 
 use crate::Config;
 use crate::config::ConfigError;
-use crate::model_cmd::{self, ModelCmdError};
+use crate::model::cmd::{self as model_cmd, ModelCmdError};
 
 /// Why no plan came from the model command; nothing was written.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +36,7 @@ pub enum DreamModelError {
     /// An answer is not a plan; `call` says which (` (call 2 of 3)`).
     #[error("the model's answer{call} was refused: {error}")]
     Answer { call: String, error: AnswerError },
-    /// The runner's own wrapper says it failed ([`crate::model_answer`]).
+    /// The runner's own wrapper says it failed ([`crate::model::answer`]).
     #[error("the model's answer{call} was refused: {why}")]
     Wrapped { call: String, why: String },
 }
@@ -83,7 +83,7 @@ pub fn plan(
         };
         asking(&call);
         let output = model_cmd::run(command, input.as_bytes(), timeout)?;
-        let answer = match crate::model_answer::unwrapped(&output) {
+        let answer = match crate::model::answer::unwrapped(&output) {
             Ok(answer) => answer,
             Err(why) => return Err(DreamModelError::Wrapped { call, why }),
         };

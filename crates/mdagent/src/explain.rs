@@ -11,7 +11,7 @@ use mddream::apply::ApplyError;
 use mddream::validate::Rejection;
 use mdstore::lock::LockError;
 
-use crate::{config, context, extract, model_cmd, pending, records, stores};
+use crate::{config, context, extract, model, pending, records, stores};
 
 /// What kind of failure an error is, so that a face can report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)
     if let Some(e) = error.downcast_ref::<pending::PendingError>() {
         return Some((e.kind(), None));
     }
-    if let Some(e) = error.downcast_ref::<model_cmd::ModelCmdError>() {
+    if let Some(e) = error.downcast_ref::<model::cmd::ModelCmdError>() {
         return Some((e.kind(), None));
     }
     if let Some(context::ContextError::Stores(e)) = error.downcast_ref::<context::ContextError>() {

@@ -21,9 +21,10 @@ layers over it that parse, call this crate and render.
   what it did), which `memctl dream` calls;
 - [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
   unattended policy, and a plan asked of a model command;
-- [`model_cmd`]: running a model command with a timeout and a cap on its answer;
-  [`model_source`]: where that command comes from (the user, never a
-  repository); [`model_answer`]: a runner's result wrapper taken off;
+- [`model`]: running a model command with a timeout and a cap on its answer
+  ([`model::cmd`]), where that command comes from (the user, never a
+  repository: [`model::source`]), a runner's result wrapper taken off
+  ([`model::answer`]);
 - [`pending`]: candidates found after a session, waiting for `memctl review`;
   [`after_session`]: the job the end of a session starts to find them.
 - [`hook_event`]: an agent's hook event, typed (one type per agent and event);
@@ -57,9 +58,7 @@ pub mod git;
 pub mod hook_event;
 pub mod index_sink;
 pub mod lifecycle;
-pub mod model_answer;
-pub mod model_cmd;
-pub mod model_source;
+pub mod model;
 pub mod pending;
 pub mod records;
 pub mod remember;

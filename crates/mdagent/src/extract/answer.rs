@@ -27,13 +27,13 @@ pub const ANSWER_SHAPE: &str = "the model command must print only JSON: {\"candi
 /// `llm -o json_object 1` and `ollama --format json` cannot print a
 /// top-level array) or the bare array, of objects each with a `scope` of
 /// `persistent` or `current_task`. A runner's result wrapper is taken off
-/// first ([`crate::model_answer`]); the JSON may stand inside one Markdown
+/// first ([`crate::model::answer`]); the JSON may stand inside one Markdown
 /// code fence (models add one even when told not to). Anything else around
 /// it, any other key beside `candidates`, or any element without a valid
 /// scope makes the whole answer unreadable. The other fields are checked
 /// as `remember --from-json` checks them, candidate by candidate.
 pub fn parse(answer: &str) -> Result<Vec<Proposal>, String> {
-    let answer = crate::model_answer::unwrapped(answer)?;
+    let answer = crate::model::answer::unwrapped(answer)?;
     let text = unfenced(answer.trim());
     let value: Value = serde_json::from_str(text).map_err(|e| format!("it is not JSON ({e})"))?;
     let elements = match value {

@@ -9,8 +9,8 @@ use std::time::Duration;
 use mdagent::extract::origin::Origin;
 use mdagent::extract::propose::{ProposeError, Proposed, propose};
 use mdagent::extract::{request, transcript};
-use mdagent::model_cmd::ModelCmdError;
-use mdagent::model_source::{ModelCommand, Origin as CommandOrigin};
+use mdagent::model::cmd::ModelCmdError;
+use mdagent::model::source::{ModelCommand, Origin as CommandOrigin};
 use memctl_testkit::RecordFile;
 use serde_json::json;
 

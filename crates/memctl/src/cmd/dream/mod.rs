@@ -15,7 +15,7 @@ use mdagent::dream::{self, Oriented};
 use mdagent::dream_auto::{self, Admission};
 use mdagent::dream_model::{self, DreamModelError};
 use mdagent::lifecycle::{Job, reports};
-use mdagent::model_cmd::ModelCmdError;
+use mdagent::model::cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};
 
 use crate::cli::DreamArgs;
@@ -187,7 +187,7 @@ fn model_failure(err: DreamModelError) -> anyhow::Error {
         DreamModelError::Runner(err) => {
             let hint = match err {
                 ModelCmdError::Timeout(_) => "MEMCTL_LLM_TIMEOUT_SECS sets how long it may take",
-                ModelCmdError::OutputHeld(_) => mdagent::model_cmd::OUTPUT_HELD_HINT,
+                ModelCmdError::OutputHeld(_) => mdagent::model::cmd::OUTPUT_HELD_HINT,
                 ModelCmdError::Empty | ModelCmdError::Unsplittable(_) => {
                     "give the runner's command line, such as --llm-cmd \"claude -p\""
                 }

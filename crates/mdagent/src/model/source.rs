@@ -42,7 +42,7 @@ impl Origin {
     }
 }
 
-/// The model command to run: a command line for [`crate::model_cmd::run`].
+/// The model command to run: a command line for [`crate::model::cmd::run`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelCommand {
     pub line: String,
