@@ -18,9 +18,9 @@ layers over it that parse, call this crate and render.
 - [`edit`]: a hand edit saved in one transaction;
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
 - [`dream`]: dream's sequence once a plan is chosen (orient, apply, commit,
-  what it did), which `memctl dream` calls;
-- [`dream_auto`], [`dream_model`]: `dream --auto`'s gates, lock and
-  unattended policy, and a plan asked of a model command;
+  what it did), which `memctl dream` calls; [`dream::auto`], [`dream::model`]:
+  `dream --auto`'s gates, lock and unattended policy, and a plan asked of a
+  model command;
 - [`model`]: running a model command with a timeout and a cap on its answer
   ([`model::cmd`]), where that command comes from (the user, never a
   repository: [`model::source`]), a runner's result wrapper taken off
@@ -47,8 +47,6 @@ pub mod after_session;
 pub mod config;
 pub mod context;
 pub mod dream;
-pub mod dream_auto;
-pub mod dream_model;
 pub mod edit;
 pub mod explain;
 pub mod extract;

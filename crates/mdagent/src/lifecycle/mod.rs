@@ -22,7 +22,7 @@ use mdindex::{IndexPaths, WatcherState};
 use mdstore::Scope;
 
 use crate::Config;
-use crate::dream_auto::{DreamLock, Gates};
+use crate::dream::auto::{DreamLock, Gates};
 use crate::stores::ScopedStore;
 pub use jobs::{Job, JobError, Launcher};
 

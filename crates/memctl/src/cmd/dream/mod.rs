@@ -12,8 +12,8 @@ use mdstore::redact::{self, Keep};
 
 use mdagent::Config;
 use mdagent::dream::{self, Oriented};
-use mdagent::dream_auto::{self, Admission};
-use mdagent::dream_model::{self, DreamModelError};
+use mdagent::dream::auto::{self as dream_auto, Admission};
+use mdagent::dream::model::{self as dream_model, DreamModelError};
 use mdagent::lifecycle::{Job, reports};
 use mdagent::model::cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};

@@ -3,6 +3,11 @@
 //! the stores' locks, commit what it changed to git when asked, and say
 //! what it did. Choosing the plan (rules or a model command), showing it
 //! and asking for confirmation stay with the face (`memctl dream`).
+//! `dream --auto`'s gates, lock and unattended policy are [`auto`]; a plan
+//! asked of a model command is [`model`].
+
+pub mod auto;
+pub mod model;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
