@@ -11,7 +11,8 @@ use mddream::apply::ApplyError;
 use mddream::validate::Rejection;
 use mdstore::lock::LockError;
 
-use crate::{config, context, extract, model, pending, records, stores};
+use crate::lifecycle::pending;
+use crate::{config, context, extract, model, records, stores};
 
 /// What kind of failure an error is, so that a face can report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,12 +25,12 @@ layers over it that parse, call this crate and render.
   ([`model::cmd`]), where that command comes from (the user, never a
   repository: [`model::source`]), a runner's result wrapper taken off
   ([`model::answer`]);
-- [`pending`]: candidates found after a session, waiting for `memctl review`;
-  [`after_session`]: the job the end of a session starts to find them.
 - [`hook_event`]: an agent's hook event, typed (one type per agent and event);
 - [`lifecycle`]: what a session's hook starts in the background (a watcher,
   `dream --auto`), what those jobs did, said at the next session start, and
-  where the after-session work begins;
+  the after-session work: the job the end of a session starts
+  ([`lifecycle::after_session`]) and the candidates it finds, waiting for
+  `memctl review` ([`lifecycle::pending`]);
 - [`git`]: a store's changed files committed after a write, when asked
   (what it says goes through [`face::Tell`], which each face implements);
 - [`config`]: memctl's settings (a store's `.memctl.toml`: [`config::store_file`]).
@@ -43,7 +43,6 @@ table of them ([`explain`](mod@explain)).
 */
 #![forbid(unsafe_code)]
 
-pub mod after_session;
 pub mod config;
 pub mod context;
 pub mod dream;
@@ -57,7 +56,6 @@ pub mod hook_event;
 pub mod index_sink;
 pub mod lifecycle;
 pub mod model;
-pub mod pending;
 pub mod records;
 pub mod remember;
 pub mod repeats;

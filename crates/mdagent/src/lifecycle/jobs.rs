@@ -29,7 +29,7 @@ pub enum Job {
     /// `memctl dream --auto --background`: consolidation when its gates open.
     Dream,
     /// `memctl extract --transcript FILE --pending`: a finished session's
-    /// candidates, kept for `memctl review` (`crate::after_session`).
+    /// candidates, kept for `memctl review` (`crate::lifecycle::after_session`).
     Extract,
 }
 

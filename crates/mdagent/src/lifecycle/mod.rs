@@ -3,15 +3,18 @@
 //! one hook entry, a watcher that keeps each store's index fresh and
 //! `dream --auto` when memories pile up, with what they did said at the
 //! next session start ([`reports`]). The after-session work starts at
-//! [`session_end`].
+//! [`session_end`]: a job ([`after_session`]) whose candidates wait for
+//! `memctl review` ([`pending`]).
 //!
 //! Everything here is cheap enough to run in a hook that a prompt waits
 //! for: a look at a lock and a stamp per store, a small file read for the
 //! dream's gates, and a detached process started ([`jobs`]); nothing
 //! scans a store.
 
+pub mod after_session;
 pub mod autostart;
 pub mod jobs;
+pub mod pending;
 pub mod reports;
 
 use std::ffi::OsString;
@@ -139,8 +142,8 @@ pub enum LifecycleError {
 /// Where the after-session work starts: extracting the session's
 /// transcript into candidates that wait for `memctl review` (issue 17,
 /// item 2), a detached `memctl extract --pending` job
-/// ([`crate::after_session`]); the next session start says what it came
-/// to, once ([`crate::after_session::Outcome`]). A transcript named by the event must be
+/// ([`crate::lifecycle::after_session`]); the next session start says what it came
+/// to, once ([`crate::lifecycle::after_session::Outcome`]). A transcript named by the event must be
 /// an absolute path to a regular file (an event is an agent's word, not
 /// to be trusted to name one). Without a model command nothing starts,
 /// and the next session start says so, once. Must return at once: Claude
@@ -156,14 +159,14 @@ pub fn session_end(
         return Ok(Vec::new());
     };
     checked_transcript(path)?;
-    let Some(target) = crate::after_session::target(stores) else {
+    let Some(target) = crate::lifecycle::after_session::target(stores) else {
         return Ok(Vec::new());
     };
     let cache = config.cache_dir();
-    match crate::after_session::model_configured(config) {
+    match crate::lifecycle::after_session::model_configured(config) {
         Ok(true) => {}
         Ok(false) => {
-            if let Some(note) = crate::after_session::not_configured_once(config) {
+            if let Some(note) = crate::lifecycle::after_session::not_configured_once(config) {
                 reports::record(config, target, Job::Extract, &note);
             }
             return Ok(Vec::new());
@@ -174,10 +177,10 @@ pub fn session_end(
             return Ok(vec![format!("no extract job started: {}", chain(&e))]);
         }
     }
-    if !crate::after_session::due(cache, end.session_id, end.after_turn) {
+    if !crate::lifecycle::after_session::due(cache, end.session_id, end.after_turn) {
         return Ok(Vec::new());
     }
-    let args = crate::after_session::job_args(path, target);
+    let args = crate::lifecycle::after_session::job_args(path, target);
     match jobs::start(
         launcher,
         &jobs::log_path(config, &target.store, Job::Extract),

@@ -5,14 +5,14 @@
 //! Reading the session, the request and the answer are `mdagent::extract`'s.
 
 use mdagent::Config;
-use mdagent::after_session::{self, Outcome, Tally};
 use mdagent::extract::origin::{Judged, Origin};
 use mdagent::extract::propose::{ProposeError, Proposed, propose};
 use mdagent::extract::{answer, request, transcript};
+use mdagent::lifecycle::after_session::{self, Outcome, Tally};
+use mdagent::lifecycle::pending;
+use mdagent::lifecycle::pending::Waiting;
 use mdagent::model::cmd::{self as model_cmd, ModelCmdError};
 use mdagent::model::source::{self as model_source, ModelCommand};
-use mdagent::pending;
-use mdagent::pending::Waiting;
 use mdagent::repeats::Retargeted;
 use mdagent::stores::{self, WriteTarget};
 

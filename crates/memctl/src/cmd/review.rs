@@ -1,6 +1,6 @@
 //! `memctl review`: the candidates found after sessions (`extract
 //! --pending`, the SessionEnd job) wait in the cache folder
-//! (`mdagent::pending`); each is shown with what it would do to the store
+//! (`mdagent::lifecycle::pending`); each is shown with what it would do to the store
 //! (its classification: the record it adds, or the diff of the one it
 //! updates), whose words it is and what it repeats, and accepted, edited or
 //! discarded. An accepted one goes through `remember`'s transaction with
@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 
 use mdagent::Config;
-use mdagent::pending::{self, Decision, Entry};
+use mdagent::lifecycle::pending::{self, Decision, Entry};
 use mdagent::remember::{Parsed, Unreadable, label_candidate};
 use mdagent::repeats::{self, Retargeted};
 use mdagent::stores::{self, Scope, WriteTarget};

@@ -11,9 +11,9 @@ use mddream::validate::{self, ValidateOptions};
 use mdstore::redact::{self, Keep};
 
 use mdagent::Config;
-use mdagent::dream::{self, Oriented};
 use mdagent::dream::auto::{self as dream_auto, Admission};
 use mdagent::dream::model::{self as dream_model, DreamModelError};
+use mdagent::dream::{self, Oriented};
 use mdagent::lifecycle::{Job, reports};
 use mdagent::model::cmd::ModelCmdError;
 use mdagent::stores::{self, ScopedStore};

@@ -209,7 +209,7 @@ fn session_start(
     let (told, after) = if hook.lifecycle {
         let mut told = lifecycle::reports::lines(&lifecycle::reports::take(config, &stores));
         let roots: Vec<_> = stores.iter().map(|s| (s.scope, s.store.root())).collect();
-        told.extend(mdagent::pending::problems(config, &roots));
+        told.extend(mdagent::lifecycle::pending::problems(config, &roots));
         (told, jobs(config, stores, JobMoment::SessionStart))
     } else {
         (Vec::new(), None)

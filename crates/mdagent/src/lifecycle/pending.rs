@@ -307,7 +307,7 @@ pub fn remove(config: &Config, store_root: &Path, keys: &[String]) -> Result<(),
 
 /// What every session start says of the candidates waiting for `stores`:
 /// nothing while their files can be read (how many wait is said once, by
-/// the after-session job's report, `crate::after_session::Outcome`); a
+/// the after-session job's report, `crate::lifecycle::after_session::Outcome`); a
 /// file that cannot be read is said to be so each time, since its
 /// candidates would otherwise be lost unseen.
 pub fn problems(config: &Config, stores: &[(Scope, &Path)]) -> Vec<String> {

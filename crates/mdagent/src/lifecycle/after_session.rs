@@ -1,6 +1,6 @@
 //! What the end of a session starts (issue 17, item 2): `memctl extract
 //! --transcript FILE --pending` on the session's transcript, a detached
-//! job whose candidates wait for `memctl review` ([`crate::pending`]).
+//! job whose candidates wait for `memctl review` ([`crate::lifecycle::pending`]).
 //! The hook's dispatch point calls these; they decide, start nothing.
 
 use std::ffi::OsString;
