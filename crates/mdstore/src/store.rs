@@ -344,8 +344,8 @@ impl Store {
             reason,
         };
         let path = self.root.join(rel_path);
-        let mut file =
-            fs::File::open(&path).map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let mut file = crate::untrusted::open_regular(&path)
+            .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
         let mut bytes = vec![0; HEADER_PREFIX_BYTES];
         let filled = read_full(&mut file, &mut bytes)
             .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
@@ -505,7 +505,7 @@ fn read_full(file: &mut fs::File, buf: &mut [u8]) -> io::Result<usize> {
 /// empty costs (measured on 1 KB records).
 fn read_capped(path: &Path, expected: u64, cap: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity((expected as usize).min(cap) + 1);
-    fs::File::open(path)?
+    crate::untrusted::open_regular(path)?
         .take(cap as u64 + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() > cap {

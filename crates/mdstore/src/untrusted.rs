@@ -64,9 +64,12 @@ pub fn read(path: &Path, max: u64) -> Result<Option<Vec<u8>>, ReadError> {
     if seen.len() > max {
         return Err(ReadError::Refused(Refusal::TooLarge(seen.len(), max)));
     }
-    let file = File::open(path)?;
-    let opened = file.metadata()?;
-    if !same_file(&seen, &opened) || !opened.is_file() {
+    let file = match open_regular(path) {
+        Ok(file) => file,
+        Err(e) if is_not_regular(&e) => return Err(ReadError::Refused(Refusal::Replaced)),
+        Err(e) => return Err(e.into()),
+    };
+    if !same_file(&seen, &file.metadata()?) {
         return Err(ReadError::Refused(Refusal::Replaced));
     }
     let mut bytes = Vec::new();
@@ -78,6 +81,83 @@ pub fn read(path: &Path, max: u64) -> Result<Option<Vec<u8>>, ReadError> {
         )));
     }
     Ok(Some(bytes))
+}
+
+/// Opens `path` for reading only if it is a regular file, without
+/// following a symbolic link in its last component and without waiting on
+/// a pipe: a look beforehand (`lstat`) leaves a window in which a local
+/// process can put a link or a FIFO in the file's place, and a plain open
+/// would follow the one and block on the other. Here the open itself
+/// refuses a link (`O_NOFOLLOW`) and returns at once on a FIFO
+/// (`O_NONBLOCK`, which changes nothing for a regular file), and the opened
+/// file is looked at before a byte is read. Anything but a regular file is
+/// an error that [`is_not_regular`] recognises.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let file = open_no_follow(path).map_err(|e| {
+        if followed_a_link(&e) {
+            not_regular("a symbolic link")
+        } else {
+            e
+        }
+    })?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular("not a regular file"));
+    }
+    Ok(file)
+}
+
+/// The whole of the regular file at `path`, opened as [`open_regular`]
+/// opens it: for files inside a store that memctl already knows to be
+/// records (or its own), read again during a write, where a link or a pipe
+/// put in their place must not be followed or waited on.
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether an error of [`open_regular`] says the path was not a regular file.
+pub fn is_not_regular(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<NotRegular>())
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}; memctl reads only regular files here")]
+struct NotRegular(&'static str);
+
+fn not_regular(what: &'static str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, NotRegular(what))
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(not_regular("a symbolic link"));
+    }
+    File::open(path)
+}
+
+/// `O_NOFOLLOW` on a link fails with `ELOOP` on Linux and the BSDs
+/// (`EMLINK` on some older BSDs).
+#[cfg(unix)]
+fn followed_a_link(error: &io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::ELOOP) | Some(libc::EMLINK))
+}
+
+#[cfg(not(unix))]
+fn followed_a_link(_error: &io::Error) -> bool {
+    false
 }
 
 fn refuse_unless_regular(path: &Path, meta: &fs::Metadata) -> Result<(), ReadError> {
@@ -169,6 +249,46 @@ mod tests {
         fs::write(&good, "[git]\n").unwrap();
         assert_eq!(read(&good, 1024).unwrap().unwrap(), b"[git]\n");
         assert!(read(&dir.path().join("missing"), 1024).unwrap().is_none());
+    }
+
+    /// The window between a look and an open: the open itself must refuse a
+    /// link and return at once on a pipe, whatever a look before it saw.
+    #[cfg(unix)]
+    #[test]
+    fn the_open_itself_neither_follows_a_link_nor_waits_on_a_pipe() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        fs::write(&secret, "password hunter2\n").unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let fifo = dir.path().join("fifo.md");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let (sent, got) = std::sync::mpsc::channel();
+        let paths = [link, fifo, dir.path().to_path_buf()];
+        std::thread::spawn(move || {
+            for path in paths {
+                sent.send(open_regular(&path).map(|_| ())).unwrap();
+            }
+        });
+        for what in ["a link", "a pipe", "a folder"] {
+            let opened = got
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("opening {what} waited"));
+            let error = opened.expect_err(what);
+            assert!(is_not_regular(&error), "{what}: {error}");
+        }
+        let mut text = String::new();
+        open_regular(&secret)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "password hunter2\n");
     }
 
     #[cfg(unix)]

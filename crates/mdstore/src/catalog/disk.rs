@@ -126,11 +126,15 @@ pub fn read_bounded(path: &Path) -> io::Result<Option<Vec<u8>>> {
         }
         Ok(_) => {}
     }
-    let file = fs::File::open(path)?;
-    // Swapped for something else since the check above: read no more anyway.
-    if !file.metadata()?.is_file() {
-        return refuse("no longer a regular file");
-    }
+    // Swapped for a link or a pipe since the check above: neither followed
+    // nor waited on.
+    let file = match crate::untrusted::open_regular(path) {
+        Ok(file) => file,
+        Err(e) if crate::untrusted::is_not_regular(&e) => {
+            return refuse("no longer a regular file");
+        }
+        Err(e) => return Err(e),
+    };
     let mut bytes = Vec::new();
     io::Read::read_to_end(&mut io::Read::take(file, MAX_READ), &mut bytes)?;
     Ok(Some(bytes))

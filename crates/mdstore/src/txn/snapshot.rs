@@ -267,7 +267,7 @@ impl Transaction<'_> {
         };
         for rel_path in files {
             let path = root.join(rel_path);
-            let saved = match fs::read(&path) {
+            let saved = match crate::untrusted::read_regular(&path) {
                 Ok(bytes) => Some((bytes, Some(fs::metadata(&path)?.permissions()))),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => None,
                 Err(e) => return Err(with_path(e, rel_path)),
@@ -339,7 +339,7 @@ fn restore_file(root: &Path, file: &SavedFile) -> io::Result<()> {
     match &file.saved {
         None => atomic::remove_file(&path),
         Some((bytes, permissions)) => {
-            if fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            if crate::untrusted::read_regular(&path).ok().as_deref() != Some(bytes.as_slice()) {
                 atomic::write_file(&path, bytes)?;
             }
             match permissions {

@@ -98,7 +98,8 @@ fn forgotten_hash(store: &Store, rel_path: &std::path::Path) -> Result<String, F
             reason: SkipReason::NotUtf8(_) | SkipReason::NulByte(_),
             ..
         }) => {
-            let bytes = fs::read(store.root().join(rel_path)).map_err(ForgetError::Io)?;
+            let bytes = crate::untrusted::read_regular(&store.root().join(rel_path))
+                .map_err(ForgetError::Io)?;
             Ok(content_hash("", &String::from_utf8_lossy(&bytes)))
         }
         Err(skipped) => Err(ForgetError::Unreadable(skipped)),

@@ -2,7 +2,6 @@
 //! rule per function, in the order a person would ask: is the input sound,
 //! which file is it, may it be written, is it new?
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::frontmatter::{self, FieldValue};
@@ -51,9 +50,11 @@ pub fn plan_merged(
         Some(rel_path) => Some(store.read_record(rel_path).map_err(PlanError::Unreadable)?),
         None => None,
     };
-    let old_text = old
-        .as_ref()
-        .map(|_| fs::read_to_string(store.root().join(&target.rel_path)).unwrap_or_default());
+    let old_text = old.as_ref().map(|_| {
+        crate::untrusted::read_regular(&store.root().join(&target.rel_path))
+            .map(|bytes| String::from_utf8(bytes).unwrap_or_default())
+            .unwrap_or_default()
+    });
     let mut plan = Plan {
         id: target.id,
         rel_path: target.rel_path,

@@ -106,3 +106,58 @@ fn a_parallel_walk_yields_what_a_walk_does() {
         assert_eq!(store.walk_parallel(threads), walked, "{threads} threads");
     }
 }
+
+/// A record the walk saw as a file and a local process then replaced with a
+/// pipe or a link to a file outside the store: the read refuses it at once
+/// (it neither waits on the pipe nor copies the outside file in).
+#[cfg(unix)]
+#[test]
+fn a_record_swapped_for_a_pipe_or_a_link_after_the_walk_is_skipped_not_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("netrc");
+    std::fs::write(
+        &secret,
+        "---\nname: x\ndescription: y\ntype: user\n---\nhunter2\n",
+    )
+    .expect("write");
+    for name in ["piped.md", "linked.md"] {
+        std::fs::write(
+            dir.path().join(name),
+            "---\nname: a\ndescription: b\ntype: user\n---\nbody\n",
+        )
+        .expect("write");
+    }
+    let store = Store::open(dir.path()).expect("store");
+    let entries: Vec<_> = store
+        .walk()
+        .filter_map(|item| match item {
+            WalkItem::Record(entry) => Some(entry),
+            WalkItem::Skipped(_) => None,
+        })
+        .collect();
+    assert_eq!(entries.len(), 2);
+    let piped = dir.path().join("piped.md");
+    std::fs::remove_file(&piped).expect("rm");
+    let made = std::process::Command::new("mkfifo").arg(&piped).status();
+    assert!(made.expect("mkfifo").success());
+    let linked = dir.path().join("linked.md");
+    std::fs::remove_file(&linked).expect("rm");
+    std::os::unix::fs::symlink(&secret, &linked).expect("symlink");
+    let (sent, got) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for entry in &entries {
+            let whole = store.read_entry(entry).map(|_| ());
+            let header = store.read_summary(&entry.rel_path).map(|_| ());
+            sent.send((entry.rel_path.clone(), whole, header))
+                .expect("send");
+        }
+    });
+    for _ in 0..2 {
+        let (rel, whole, header) = got
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a read waited on a pipe");
+        assert!(whole.is_err(), "{} read whole", rel.display());
+        assert!(header.is_err(), "{} read its header", rel.display());
+    }
+}
