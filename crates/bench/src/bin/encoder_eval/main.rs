@@ -1,0 +1,248 @@
+//! Issue 24's encoder signal, measured before anything is built on it:
+//! for each prompt, its best cosine to the store's records minus its
+//! closeness to the background of ordinary requests
+//! (`crates/mdagent/data/background/`), with the sentence encoder of
+//! `mdembed`. Prints, per set and pooled over the tuning sets, the AUC of
+//! each variant (records by name and description, by their stored text, by
+//! their best passage; the background by its best match or the mean of its
+//! best k), and for the gated rule (show `search --limit 5`'s hybrid top
+//! five when the score passes a threshold, else nothing) the hit@5 and
+//! quiet at a threshold chosen by leaving each tuning set out in turn,
+//! beside `search --limit 5` and the rule in use.
+//!
+//! Tuning sets: real/en-js2, real/ja-resonite, own/ko, own/zh, context.
+//! Held out (real/ko-rhwp, small/*): only with `--held-out`, measured
+//! with the threshold chosen on all the tuning sets, never tuned on.
+//!
+//! `MEMCTL_EMBED_MODEL=DIR cargo run --release -p memctl-bench --bin
+//! encoder_eval [-- --held-out] [--dump FILE]` (`--dump` writes the tuning
+//! sets' per-prompt features as JSON; never the held-out sets').
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use mdembed::{Embedding, Model, cosine};
+use mdindex::relevance::THRESHOLD;
+use memctl_bench::context::{self, EvalStore, SHOWN};
+use memctl_bench::sets::{self, LabelledSet, Role};
+
+mod score;
+
+use score::Row;
+
+fn main() -> anyhow::Result<()> {
+    let started = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let held_out = args.iter().any(|a| a == "--held-out");
+    let dump = args
+        .iter()
+        .position(|a| a == "--dump")
+        .and_then(|i| args.get(i + 1));
+    let model_path = std::env::var_os("MEMCTL_EMBED_MODEL")
+        .context("MEMCTL_EMBED_MODEL must name the installed model (docs/EMBEDDINGS.md)")?;
+    let model = Model::open(Path::new(&model_path))?.with_threads(2);
+    let background = background_vectors(&model)?;
+    eprintln!("background: {} requests", background.len());
+    let mut tuning = Vec::new();
+    let mut held = Vec::new();
+    for set in all_sets()? {
+        let is_held = is_held_out(&set.name);
+        if is_held && !held_out {
+            continue;
+        }
+        eprintln!("{}: {} prompts", set.name, set.prompts.len());
+        let rows = measure(&set, &model, &background)?;
+        if is_held {
+            held.push((set, rows));
+        } else {
+            tuning.push((set, rows));
+        }
+    }
+    if let Some(path) = dump {
+        let json: Vec<serde_json::Value> = tuning
+            .iter()
+            .flat_map(|(set, rows)| rows.iter().map(|row| row.to_json(&set.name)))
+            .collect();
+        std::fs::write(path, serde_json::to_string(&json)?)?;
+    }
+    score::report(&tuning, &held);
+    score::report_combinations(&tuning, &held);
+    eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Held out: never tuned on, measured only for the report.
+fn is_held_out(name: &str) -> bool {
+    name == "real/ko-rhwp" || name.starts_with("small/")
+}
+
+/// The labelled sets of `sets::find`, then the small stores of
+/// `fixtures/small/` (5 to 20 records each).
+fn all_sets() -> anyhow::Result<Vec<LabelledSet>> {
+    let root = sets::fixtures_root();
+    let mut found = sets::find(&root)?.sets;
+    let small = root.join("small");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&small)
+        .with_context(|| format!("cannot list {}", small.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("prompts.json").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = format!(
+            "small/{}",
+            dir.file_name().unwrap_or_default().to_string_lossy()
+        );
+        found.push(LabelledSet {
+            name,
+            role: Role::Real,
+            store: dir.join("store"),
+            prompts_file: dir.join("prompts.json"),
+            prompts: context::prompts(&dir.join("prompts.json"))?,
+        });
+    }
+    Ok(found)
+}
+
+/// Every request of the background, embedded.
+fn background_vectors(model: &Model) -> anyhow::Result<Vec<Embedding>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mdagent/data/background");
+    let mut texts = Vec::new();
+    for lang in ["en", "zh", "ja", "ko", "mixed"] {
+        let path = dir.join(format!("{lang}.json"));
+        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)
+            .with_context(|| format!("{}", path.display()))?;
+        for item in json.as_array().context("an array")? {
+            texts.push(item["text"].as_str().context("a text")?.to_string());
+        }
+    }
+    Ok(model.embed_batch(&texts)?)
+}
+
+/// A record's texts as the encoder reads them.
+struct RecordText {
+    id: String,
+    /// Name (words, not a slug) and description.
+    named: String,
+    /// What semantic search stores: name, description and the start of
+    /// the body.
+    stored: String,
+    /// The body in passages of at most [`PASSAGE_CHARS`] characters.
+    passages: Vec<String>,
+}
+
+/// Characters of a passage: a paragraph, or a piece of a long one.
+const PASSAGE_CHARS: usize = 400;
+
+fn record_texts(store: &mdstore::Store) -> anyhow::Result<Vec<RecordText>> {
+    let mut out = Vec::new();
+    for item in store.walk() {
+        let mdstore::WalkItem::Record(entry) = item else {
+            continue;
+        };
+        let Ok(record) = store.read_entry(&entry) else {
+            continue;
+        };
+        let name = record
+            .written_name
+            .clone()
+            .unwrap_or_else(|| record.id.replace(['-', '_', '/'], " "));
+        let description = record.meta.description.clone().unwrap_or_default();
+        let named = format!("{name}. {description}");
+        let stored: String = format!("{named}\n{}", record.body)
+            .chars()
+            .take(1000)
+            .collect();
+        out.push(RecordText {
+            id: record.id.clone(),
+            named,
+            stored,
+            passages: passages(&record.body),
+        });
+    }
+    Ok(out)
+}
+
+/// The body's paragraphs, long ones cut at [`PASSAGE_CHARS`] characters.
+fn passages(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for paragraph in body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        let chars: Vec<char> = paragraph.chars().collect();
+        for piece in chars.chunks(PASSAGE_CHARS) {
+            out.push(piece.iter().collect());
+        }
+    }
+    out
+}
+
+/// Each prompt's features and what `search` and the rule in use show.
+fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow::Result<Vec<Row>> {
+    let store = EvalStore::new(&set.store, &[])?;
+    let records = record_texts(&store.store)?;
+    let named = model.embed_batch(&records.iter().map(|r| &r.named).collect::<Vec<_>>())?;
+    let stored = model.embed_batch(&records.iter().map(|r| &r.stored).collect::<Vec<_>>())?;
+    let mut passage_owner = Vec::new();
+    let mut passage_texts = Vec::new();
+    for (i, record) in records.iter().enumerate() {
+        for passage in &record.passages {
+            passage_owner.push(i);
+            passage_texts.push(passage.as_str());
+        }
+    }
+    let passage_vectors = model.embed_batch(&passage_texts)?;
+    let prompts: Vec<&str> = set.prompts.iter().map(|p| p.text.as_str()).collect();
+    let prompt_vectors = model.embed_batch(&prompts)?;
+    let mut rows = Vec::new();
+    for (prompt, vector) in set.prompts.iter().zip(&prompt_vectors) {
+        let best = |vectors: &[Embedding]| best_of(vectors.iter().map(|v| cosine(vector, v)));
+        let mut per_record_passage = vec![f32::MIN; records.len()];
+        for (owner, v) in passage_owner.iter().zip(&passage_vectors) {
+            let c = cosine(vector, v);
+            per_record_passage[*owner] = per_record_passage[*owner].max(c);
+        }
+        let mut to_background: Vec<f32> = background.iter().map(|b| cosine(vector, b)).collect();
+        to_background.sort_by(|a, b| b.total_cmp(a));
+        to_background.truncate(10);
+        let context_shown: Vec<String> =
+            context::shown(&store.recall(&prompt.text, &THRESHOLD)?, &THRESHOLD)
+                .into_iter()
+                .take(SHOWN)
+                .map(str::to_string)
+                .collect();
+        rows.push(Row {
+            prompt: prompt.clone(),
+            named: best(&named),
+            stored: best(&stored),
+            passage: best_of(per_record_passage.iter().copied()),
+            named_or_passage: best(&named).max(best_of(per_record_passage.iter().copied())),
+            background: to_background,
+            search: store.search(&prompt.text, SHOWN)?,
+            hybrid: store.search_hybrid(&prompt.text, SHOWN, model)?,
+            context: context_shown,
+            by_meaning: by_meaning(&records, &named, vector),
+        });
+    }
+    Ok(rows)
+}
+
+/// The records' ids, closest (by name and description) first, the first
+/// [`SHOWN`].
+fn by_meaning(records: &[RecordText], named: &[Embedding], prompt: &Embedding) -> Vec<String> {
+    let mut scored: Vec<(f32, &str)> = records
+        .iter()
+        .zip(named)
+        .map(|(r, v)| (cosine(prompt, v), r.id.as_str()))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
+        .into_iter()
+        .take(SHOWN)
+        .map(|(_, id)| id.to_string())
+        .collect()
+}
+
+fn best_of(values: impl Iterator<Item = f32>) -> f32 {
+    values.fold(f32::MIN, f32::max)
+}
