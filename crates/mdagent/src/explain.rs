@@ -12,7 +12,7 @@ use mddream::validate::Rejection;
 use mdstore::lock::LockError;
 
 use crate::lifecycle::pending;
-use crate::{config, context, extract, model, records, stores};
+use crate::{config, context, dream, extract, model, records, stores};
 
 /// What kind of failure an error is, so that a face can report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +66,16 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
     }
     if let Some(e) = error.downcast_ref::<LockError>() {
         return lock_error(e);
+    }
+    if let Some(e) = error.downcast_ref::<dream::DreamError>() {
+        return match e.wrapped() {
+            Some(wrapped) => explain(wrapped),
+            None => Some(Explained {
+                kind: e.kind(),
+                message: e.to_string(),
+                hint: e.hint(),
+            }),
+        };
     }
     let (kind, hint) = kind_and_hint(error)?;
     (kind != Kind::Internal || hint.is_some()).then(|| Explained {

@@ -1,8 +1,8 @@
 /*!
 `memctl`: long-term memory for coding agents, kept as Markdown files people
-own. This binary is a thin layer over the `mdagent`, `mdstore`, `mdindex`
-and `mddream` libraries: argument parsing, prompts, output and exit codes
-(SPEC §10), and the MCP server's protocol.
+own. This binary is a thin layer over the `mdagent` library (the use cases)
+and the types of `mdstore` and `mdindex` it hands back: argument parsing,
+prompts, output and exit codes (SPEC §10), and the MCP server's protocol.
 */
 #![forbid(unsafe_code)]
 

@@ -1,13 +1,22 @@
-//! dream's sequence after the plan is chosen, as a use case any face can
-//! call: orient (read every store's records), apply a validated plan under
-//! the stores' locks, commit what it changed to git when asked, and say
-//! what it did. Choosing the plan (rules or a model command), showing it
-//! and asking for confirmation stay with the face (`memctl dream`).
-//! `dream --auto`'s gates, lock and unattended policy are [`auto`]; a plan
-//! asked of a model command is [`model`].
+//! dream, as a use case any face can call (SPEC §7): [`run`] is the whole
+//! sequence (the stores, the lock and gates, a plan from the rules or a
+//! model command, validated, shown and confirmed through a [`DreamFace`],
+//! applied, committed when asked, what it did); the steps it takes after
+//! the plan are below: orient (read every store's records), apply a
+//! validated plan under the stores' locks, commit what it changed to git,
+//! and say what it did. `dream --auto`'s gates, lock and unattended policy
+//! are [`auto`]; a plan asked of a model command is [`model`]. A face renders
+//! plans and reports with the types re-exported here ([`plan`],
+//! [`Applied`], [`DreamRecord`]) and depends on no `mddream` of its own.
 
 pub mod auto;
 pub mod model;
+mod run;
+
+pub use mddream::apply::Applied;
+pub use mddream::plan;
+pub use mddream::records::DreamRecord;
+pub use run::{DreamError, DreamFace, DreamRequest, Dreamt, run};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -15,7 +24,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 use mddream::apply::{self, ApplyOptions, Target};
 use mddream::plan::Plan;
-use mddream::records::{self, Broken, DreamRecord};
+use mddream::records::{self, Broken};
 
 use crate::Config;
 use crate::face::Tell;

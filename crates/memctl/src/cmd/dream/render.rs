@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use mddream::apply::Applied;
-use mddream::plan::{DroppedFact, NewRecord, Operation, Origin, Plan, RecordRef, Scope};
-use mddream::records::DreamRecord;
+use mdagent::dream::Applied;
+use mdagent::dream::DreamRecord;
+use mdagent::dream::plan::{DroppedFact, NewRecord, Operation, Origin, Plan, RecordRef, Scope};
 use mdstore::redact::{self, Keep};
 use serde_json::json;
 
@@ -137,7 +137,7 @@ pub fn plan(ui: &Ui, plan: &Plan, oriented: &Oriented) -> String {
     out
 }
 
-fn finding(finding: mddream::plan::Finding) -> String {
+fn finding(finding: mdagent::dream::plan::Finding) -> String {
     serde_json::to_value(finding)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
