@@ -74,7 +74,10 @@ pub fn search(
     request: &Request<'_>,
     face: &mut dyn Face,
 ) -> Result<Found, SearchError> {
-    let query = parse(request.text, request.types).map_err(SearchError::Query)?;
+    // One clock a search: every store's hits are aged from the same now.
+    let query = parse(request.text, request.types)
+        .map_err(SearchError::Query)?
+        .at(mdstore::clock::now());
     let wanted = if config.global {
         vec![Scope::Global]
     } else {

@@ -19,6 +19,7 @@
 
 use std::borrow::Cow;
 
+use jiff::Timestamp;
 use mdstore::RecordType;
 
 use mdwords::stopwords;
@@ -61,6 +62,11 @@ pub struct Query {
     pub must: Vec<Term>,
     /// `-term`: rows matching any of these are left out.
     pub exclude: Vec<Term>,
+    /// When it was asked ([`Query::at`]): hits' ages and the order of a
+    /// query of filters only are reckoned from it, so that one request
+    /// reads one clock, its caller's. `None` (a library caller with no
+    /// request of its own): the clock when the search runs.
+    pub asked_at: Option<Timestamp>,
 }
 
 /// What is wrong with a query.
@@ -197,6 +203,19 @@ fn units(text: &str, preparation: &Preparation) -> Vec<Unit> {
 }
 
 impl Query {
+    /// This query as asked at `now`: see [`Query::asked_at`].
+    pub fn at(self, now: Timestamp) -> Query {
+        Query {
+            asked_at: Some(now),
+            ..self
+        }
+    }
+
+    /// When the query is reckoned from: [`Query::asked_at`], else now.
+    pub(crate) fn now(&self) -> Timestamp {
+        self.asked_at.unwrap_or_else(Timestamp::now)
+    }
+
     /// Whether the query has no text, no exclusion and no filter.
     pub fn is_empty(&self) -> bool {
         !self.has_text()

@@ -127,7 +127,7 @@ impl Index {
     ) -> Result<Vec<Hit>> {
         query.ensure_selective(types)?;
         let rows = self.lexical_rows(query, limit, types)?;
-        let now = Timestamp::now().as_nanosecond();
+        let now = query.now().as_nanosecond();
         Ok(rows
             .into_iter()
             .map(|row| self.hit(row, query, now, snippets))
@@ -244,7 +244,7 @@ impl Index {
             .chain(self.rows_of(&wanted)?)
             .map(|row| (row.rel_path.clone(), row))
             .collect();
-        let now = Timestamp::now().as_nanosecond();
+        let now = query.now().as_nanosecond();
         Ok(Ok(fused
             .into_iter()
             .filter_map(|(doc, score)| {

@@ -85,7 +85,7 @@ pub fn gather(
     }
     if let Some((prompt, query)) = ask
         .prompt
-        .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?)))
+        .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?.at(now))))
     {
         let warnings = &mut context.warnings;
         context.records = choose::recall(config, stores, &query, prompt, ask, now, warnings)?;

@@ -229,6 +229,27 @@ fn a_filter_only_query_lists_the_most_recent_first() {
     assert!(scores.windows(2).all(|w| w[0] > w[1]), "{scores:?}");
 }
 
+/// One clock a request: a query asked at a time of the caller's ages its
+/// hits from that time, not from the index's own reading of the clock.
+#[test]
+fn hits_are_aged_from_the_time_the_query_was_asked_at() {
+    let env = Env::new();
+    let updated = "2026-01-01T00:00:00Z";
+    write_full(&env, "aged", "project", updated, "", "aged", "x");
+    let asked: jiff::Timestamp = "2026-01-11T12:00:00Z".parse().unwrap();
+    for text in ["aged", "type:project"] {
+        let query = query::parse(text).unwrap().at(asked);
+        let outcome =
+            mdindex::search_store(&env.store, &env.cache, &query, 10, &[], &mut |_| {}).unwrap();
+        let hit = &outcome.hits[0];
+        assert_eq!(hit.age_days, Some(10), "{text}");
+        if text == "type:project" {
+            // A filter-only query's score falls with that age: 1 / (1 + 10.5).
+            assert!((hit.score - 1.0 / 11.5).abs() < 1e-9, "{}", hit.score);
+        }
+    }
+}
+
 #[test]
 fn the_limit_is_kept() {
     let env = Env::new();
