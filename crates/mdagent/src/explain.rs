@@ -12,6 +12,7 @@ use mddream::validate::Rejection;
 use mdstore::lock::LockError;
 
 use crate::lifecycle::pending;
+use crate::write_failure::WriteFailure;
 use crate::{config, context, dream, extract, model, records, stores};
 
 /// What kind of failure an error is, so that a face can report it.
@@ -77,6 +78,9 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
             }),
         };
     }
+    if let Some(e) = error.downcast_ref::<WriteFailure>() {
+        return write_failure(e);
+    }
     let (kind, hint) = kind_and_hint(error)?;
     (kind != Kind::Internal || hint.is_some()).then(|| Explained {
         kind,
@@ -122,6 +126,19 @@ pub fn plan_rejection(rejection: &Rejection) -> Kind {
     }
 }
 
+/// A candidate a write guard refused (SPEC §10): a conflict when what is
+/// stored says no (a tombstone, a more trusted record, another revision),
+/// bad input when its own text does (a secret, a temporary remark).
+pub fn refusal_kind(refusal: &mdstore::write::Refusal) -> Kind {
+    use mdstore::write::Refusal;
+    match refusal {
+        Refusal::Secret(_) | Refusal::Temporary(_) => Kind::BadInput,
+        Refusal::Tombstone(_) | Refusal::LowerTrust { .. } | Refusal::RevisionMismatch { .. } => {
+            Kind::Conflict
+        }
+    }
+}
+
 /// A store's lock another writer held too long: a conflict, nothing written.
 fn lock_error(error: &LockError) -> Option<Explained> {
     match error {
@@ -132,6 +149,27 @@ fn lock_error(error: &LockError) -> Option<Explained> {
         }),
         // Reported with their causes.
         LockError::Io(_) | LockError::Interrupted { .. } => None,
+    }
+}
+
+/// A write stopped on purpose says its kind; one stopped by a setting, a
+/// store or the lock is explained as that error is.
+fn write_failure(error: &WriteFailure) -> Option<Explained> {
+    match error {
+        WriteFailure::Stopped {
+            kind,
+            message,
+            hint,
+        } => Some(Explained {
+            kind: *kind,
+            message: message.clone(),
+            hint: hint.clone(),
+        }),
+        WriteFailure::Config(e) => explain_one(e),
+        WriteFailure::Stores(e) => explain_one(e),
+        WriteFailure::Lock(e) => lock_error(e),
+        // Reported with their causes.
+        WriteFailure::Io { .. } | WriteFailure::Forget { .. } => None,
     }
 }
 

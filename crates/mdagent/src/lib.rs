@@ -12,8 +12,12 @@ layers over it that parse, call this crate and render.
   redacting records, fitting them in a budget, session state);
 - [`extract`]: a finished session turned into candidates through a model
   command (transcripts, the 8-word provenance rule, the request, the answer);
-- [`remember`]: what is said about candidates and refusals, the same to a
-  person and to an agent;
+- [`remember`]: a batch of candidates planned, shown, confirmed and
+  written, or one an agent gives written unconfirmed; what is said about
+  candidates and refusals, the same to a person and to an agent;
+- [`forget`]: records removed behind tombstones, confirmed by a person or
+  only as an agent read them;
+- [`write_failure`]: why a write use case stopped;
 - [`records`]: records, headers and hits as JSON, and finding one by id;
 - [`edit`]: a hand edit saved in one transaction;
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
@@ -50,6 +54,7 @@ pub mod edit;
 pub mod explain;
 pub mod extract;
 pub mod face;
+pub mod forget;
 pub mod freshen;
 pub mod git;
 pub mod hook_event;
@@ -62,6 +67,7 @@ pub mod repeats;
 pub mod search;
 pub mod semantic;
 pub mod stores;
+pub mod write_failure;
 
 use std::path::PathBuf;
 

@@ -1,18 +1,17 @@
-//! The tools that write, `remember` and `forget`: each call is one
-//! `mdstore::txn::Transaction`, planned under the store's lock and never
-//! confirmed by anyone, so every guard that refuses in a `--yes` run refuses
-//! here, and nothing can override a tombstone or a more trusted record.
+//! The tools that write, `remember` and `forget`: each call is one of
+//! `mdagent`'s unconfirmed writes (`remember::write_unconfirmed`,
+//! `forget::forget_as_read`), so every guard that refuses in a `--yes` run
+//! refuses here, and nothing can override a tombstone or a more trusted
+//! record. This file turns their outcomes into the tools' answers.
 
-use jiff::Timestamp;
 use mdagent::Config;
-use mdagent::index_sink;
-use mdagent::remember::{SECRET_HINT, describe_plan_error, refusal_message};
+use mdagent::forget::{self, AgentForget, ReadAs};
+use mdagent::remember::{self, CatalogNews, Outcome as Written, SECRET_HINT, refusal_message};
 use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
-use mdstore::guard::secrets::{self, secret_note};
-use mdstore::hash::read_hash;
-use mdstore::txn::{self, WriteError};
-use mdstore::write::{Candidate, ForgetError, Operation, Refusal, WriteOptions};
-use mdstore::{Source, Store};
+use mdagent::write_failure::WriteFailure;
+use mdstore::Source;
+use mdstore::guard::secrets::secret_note;
+use mdstore::write::{Candidate, Operation, Refusal};
 
 use super::answers::{ForgetAnswer, ForgetOperation, Outcome, RememberAnswer, RememberOperation};
 use super::args::{ToolError, shown_value};
@@ -42,71 +41,18 @@ pub fn remember(
         .scope
         .map_or_else(|| stores::default_scope(config), |s| s.0);
     let scoped = existing_store(config, scope)?;
-    let options = WriteOptions {
-        force: false,
-        expect_revision,
-        refuse_temporary: true,
-        default_source: Source::Inferred,
-        now: mdstore::clock::now(),
-    };
     let store = &scoped.store;
-    let mut txn = index_sink::begin(config, store, lock_wait(config)?).map_err(|e| busy(&e))?;
-    let written = txn.write(&candidate, &options, None);
-    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
-    let (mut answer, is_error) = match written {
-        Ok(step) => classification(&candidate, scope, store, &step),
-        Err(WriteError::Plan(e)) => refused(
-            hidden_id(
-                &candidate,
-                &mdstore::escape::for_message(&candidate.name, 60),
-            ),
-            scope,
-            hide_name(&candidate, &describe_plan_error(&e, true)),
-            None,
+    let written = remember::write_unconfirmed(config, ui, store, &candidate, expect_revision)
+        .map_err(tool_error)?;
+    let id = hidden_id(
+        &candidate,
+        &written.plan.as_ref().map_or_else(
+            || mdstore::escape::for_message(&candidate.name, 60),
+            |p| p.id.clone(),
         ),
-        Err(e @ WriteError::Io { .. }) => {
-            return Err(ToolError::new(format!("nothing was written: {e}")));
-        }
-    };
-    if !committed.changed.is_empty() {
-        note_catalog(&mut answer.outcome, &committed);
-        let verb = if answer.operation == RememberOperation::Add {
-            "add"
-        } else {
-            "update"
-        };
-        let message = format!("remember: {verb} {}", answer.id);
-        commit_if_configured(config, ui, store, &message, &committed);
-    }
-    Ok((answer, is_error))
-}
-
-/// An agent's write is committed as a person's is when the store's
-/// `.memctl.toml` asks for it (`[git] commit = true`); notes go to
-/// standard error, which is not the protocol's channel.
-fn commit_if_configured(
-    config: &Config,
-    ui: &Ui,
-    store: &Store,
-    message: &str,
-    committed: &txn::Committed,
-) {
-    let changed = &committed.changed;
-    mdagent::git::commit::after_write(config, ui, store.root(), false, message, changed);
-}
-
-/// ADD, UPDATE, NOOP or REFUSED, as the write under the lock decided.
-fn classification(
-    candidate: &Candidate,
-    scope: Scope,
-    store: &Store,
-    step: &txn::Step,
-) -> Answer<RememberAnswer> {
-    let plan = &step.plan;
-    let id = hidden_id(candidate, &plan.id);
-    let source = candidate.source.unwrap_or(Source::Inferred).as_str();
-    match &step.outcome {
-        txn::Outcome::Saved { revision } => {
+    );
+    let (mut answer, is_error) = match (&written.outcome, &written.plan) {
+        (Written::Saved { revision }, Some(plan)) => {
             let operation = match plan.operation {
                 Operation::Update { .. } => RememberOperation::Update,
                 _ => RememberOperation::Add,
@@ -114,17 +60,17 @@ fn classification(
             let answer = RememberAnswer {
                 path: Some(store.root().join(&plan.rel_path)),
                 revision: Some(*revision),
-                source: Some(source),
+                source: Some(candidate.source.unwrap_or(Source::Inferred).as_str()),
                 warnings: plan
                     .warnings
                     .iter()
-                    .map(|w| hide_name(candidate, w))
+                    .map(|w| hide_name(&candidate, w))
                     .collect(),
                 ..RememberAnswer::new(operation, id, scope, Outcome::default())
             };
             (answer, false)
         }
-        txn::Outcome::Noop { existing } => {
+        (Written::Noop { existing, .. }, _) => {
             let reason =
                 format!("the same content is already stored as {existing}; nothing was written");
             let answer = RememberAnswer {
@@ -138,12 +84,13 @@ fn classification(
             };
             (answer, false)
         }
-        txn::Outcome::Refused(refusal) => {
+        (Written::Refused(refusal), _) => {
             let (reason, hint) = refusal_reason(refusal, &id);
             refused(id, scope, reason, Some(hint))
         }
+        (Written::BadInput(message), _) => refused(id, scope, hide_name(&candidate, message), None),
         // Only a plan shown to a person can conflict; none is shown here.
-        txn::Outcome::Conflict => {
+        (Written::Conflict, _) => {
             let reason = format!("{id} changed while it was being written; nothing was written");
             refused(
                 id,
@@ -152,7 +99,19 @@ fn classification(
                 Some("read it again and retry".to_string()),
             )
         }
+        (Written::Failed(e), _) => {
+            return Err(ToolError::new(format!("nothing was written: {e}")));
+        }
+        (other, _) => {
+            return Err(ToolError::new(format!(
+                "nothing was written: unexpected outcome {other:?}"
+            )));
+        }
+    };
+    if let Some(catalog) = &written.catalog {
+        note_catalog(&mut answer.outcome, catalog);
     }
+    Ok((answer, is_error))
 }
 
 fn refused(
@@ -188,117 +147,56 @@ pub fn forget(
 ) -> Result<Answer<ForgetAnswer>, ToolError> {
     let id = params.id.0;
     let reason = params.reason.map(|r| r.0);
-    if let Some(reason) = &reason {
-        let found = secrets::find_secrets(reason);
-        if !found.is_empty() {
-            let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
-            return Err(ToolError::new(format!(
-                "argument \"reason\" looks like it holds a secret (rule {}); it would be kept in the tombstone",
-                rules.join(", rule ")
-            ))
-            .with_hint("say why without the secret; nothing was forgotten"));
-        }
-    }
+    forget::refuse_secret_reason(reason.as_deref(), "argument \"reason\"").map_err(tool_error)?;
     let scope = params
         .scope
         .map_or_else(|| stores::default_scope(config), |s| s.0);
     let scoped = existing_store(config, scope)?;
-    let store = &scoped.store;
-    let mut txn = index_sink::begin(config, store, lock_wait(config)?).map_err(|e| busy(&e))?;
-    // Looked up and read under the lock: what is compared is what is
-    // forgotten.
-    let Some(summary) = txn.view().find(&id).cloned() else {
-        return Err(ToolError::new(format!(
+    let read = ReadAs {
+        revision: params.revision.0,
+        read_hash: params.read_hash.0,
+    };
+    let forgot = forget::forget_as_read(config, ui, &scoped.store, &id, reason, &read)
+        .map_err(tool_error)?;
+    let answer = |operation, id, revision, outcome| ForgetAnswer {
+        operation,
+        id,
+        scope: scope.as_str(),
+        revision,
+        outcome,
+    };
+    match forgot {
+        AgentForget::Forgotten { id, catalog } => {
+            let mut forgotten = answer(
+                ForgetOperation::Forgotten,
+                id,
+                Some(read.revision),
+                Outcome::default(),
+            );
+            note_catalog(&mut forgotten.outcome, &catalog);
+            Ok((forgotten, false))
+        }
+        AgentForget::NotToForget { id, reason, hint } => {
+            let outcome = Outcome::because(reason, Some(hint));
+            Ok((answer(ForgetOperation::Refused, id, None, outcome), true))
+        }
+        AgentForget::NoRecord => Err(ToolError::new(format!(
             "no record {} in the {} store",
             shown_value(&id),
             scope.as_str()
         ))
-        .with_hint("the list and search tools give the ids"));
-    };
-    let record = store.read_record(&summary.rel_path).map_err(|skipped| {
-        ToolError::new(format!(
-            "{} cannot be read as a record ({}); nothing was forgotten",
-            summary.id, skipped.reason
-        ))
-    })?;
-    let read = ReadAs {
-        revision: params.revision.0,
-        read_hash: &params.read_hash.0,
-    };
-    if let Some((reason, hint)) = not_to_forget(&record, &read) {
-        let answer = ForgetAnswer {
-            operation: ForgetOperation::Refused,
-            id: summary.id,
-            scope: scope.as_str(),
-            revision: None,
-            outcome: Outcome::because(reason, Some(hint)),
-        };
-        return Ok((answer, true));
-    }
-    let forgotten = txn.forget(&summary.id, reason, Timestamp::now());
-    let committed = txn.commit(&mut index_sink::IndexSink::new(config, store));
-    match forgotten {
-        Ok(_) => {}
-        Err(ForgetError::NotFound(id)) => {
-            return Err(ToolError::new(format!("{id} was removed meanwhile")));
+        .with_hint("the list and search tools give the ids")),
+        AgentForget::Unreadable { id, reason } => Err(ToolError::new(format!(
+            "{id} cannot be read as a record ({reason}); nothing was forgotten"
+        ))),
+        AgentForget::Failed {
+            error: mdstore::write::ForgetError::NotFound(id),
+            ..
+        } => Err(ToolError::new(format!("{id} was removed meanwhile"))),
+        AgentForget::Failed { id, error } => {
+            Err(ToolError::new(format!("cannot forget {id}: {error}")))
         }
-        Err(e) => return Err(ToolError::new(format!("cannot forget {}: {e}", summary.id))),
     }
-    let mut answer = ForgetAnswer {
-        operation: ForgetOperation::Forgotten,
-        id: summary.id,
-        scope: scope.as_str(),
-        revision: Some(read.revision),
-        outcome: Outcome::default(),
-    };
-    note_catalog(&mut answer.outcome, &committed);
-    let message = format!("forget: {}", answer.id);
-    commit_if_configured(config, ui, store, &message, &committed);
-    Ok((answer, false))
-}
-
-/// What the agent says it read of the record it would forget.
-struct ReadAs<'a> {
-    revision: u64,
-    read_hash: &'a str,
-}
-
-/// Why the agent may not forget `record` (the reason, and what to do
-/// instead), or `None`. The user's records are the user's (a file without
-/// `source` is one, SPEC §2); any other is forgotten only as it was read:
-/// at that revision, and still saying what it said then, since a hand edit
-/// keeps the revision.
-fn not_to_forget(record: &mdstore::Record, read: &ReadAs<'_>) -> Option<(String, String)> {
-    let id = &record.id;
-    if record.source() == Source::User {
-        return Some((
-            format!(
-                "{id} is the user's record (source: user): an agent may not forget it; nothing was forgotten"
-            ),
-            format!(
-                "ask the user: tell them why it no longer holds; they can forget it with `memctl forget {id}`"
-            ),
-        ));
-    }
-    let actual = record.meta.revision.unwrap_or(1);
-    if actual != read.revision {
-        return Some((
-            format!(
-                "{id} is at revision {actual}, not {}; nothing was forgotten",
-                read.revision
-            ),
-            "show it again, read it, and pass the revision and read_hash it has now".to_string(),
-        ));
-    }
-    if read_hash(record) != read.read_hash {
-        return Some((
-            format!(
-                "{id} changed since you read it (edited by hand, its revision kept); nothing was forgotten"
-            ),
-            "show it again, read it, and pass the read_hash it has now".to_string(),
-        ));
-    }
-    None
 }
 
 /// An existing store: the server never creates one, since nobody is there
@@ -320,36 +218,30 @@ fn existing_store(config: &Config, scope: Scope) -> Result<ScopedStore, ToolErro
 
 /// What became of `MEMORY.md`, when it is news: a hand-made one kept
 /// beside it (SPEC §3: never lost), or one that could not be regenerated.
-fn note_catalog(outcome: &mut Outcome, committed: &txn::Committed) {
-    match &committed.catalog {
-        Ok(Some(catalog)) => {
-            if let Some(kept) = &catalog.preserved {
-                outcome.note = Some(format!(
-                    "MEMORY.md was not written by memctl: its text is kept in {}; MEMORY.md now lists the store's records",
-                    kept.display()
-                ));
-            }
-        }
-        Ok(None) => {}
-        Err(e) => {
-            outcome.warning = Some(format!(
-                "the change is saved, but MEMORY.md could not be updated ({e}); the next write regenerates it"
-            ));
-        }
+fn note_catalog(outcome: &mut Outcome, catalog: &CatalogNews) {
+    if let Some(kept) = &catalog.kept {
+        outcome.note = Some(format!(
+            "MEMORY.md was not written by memctl: its text is kept in {}; MEMORY.md now lists the store's records",
+            kept.display()
+        ));
+    }
+    if let Some(e) = &catalog.failed {
+        outcome.warning = Some(format!(
+            "the change is saved, but MEMORY.md could not be updated ({e}); the next write regenerates it"
+        ));
     }
 }
 
-fn busy(e: &mdstore::lock::LockError) -> ToolError {
-    ToolError::new(format!("{e}; nothing was written"))
-        .with_hint("another memctl is writing to this store; try again in a moment")
-}
-
-/// How long to wait for the store's lock; a bad `MEMCTL_LOCK_TIMEOUT_MS`
-/// writes nothing.
-fn lock_wait(config: &Config) -> Result<std::time::Duration, ToolError> {
-    config.lock_timeout().map_err(|e| {
-        ToolError::new(format!("{e}; nothing was written")).with_hint(e.hint().unwrap_or_default())
-    })
+/// A write that stopped before its outcome, as the agent is told: a busy
+/// lock or a bad `MEMCTL_LOCK_TIMEOUT_MS` wrote nothing.
+fn tool_error(failure: WriteFailure) -> ToolError {
+    match failure {
+        WriteFailure::Lock(e) => ToolError::new(format!("{e}; nothing was written"))
+            .with_hint("another memctl is writing to this store; try again in a moment"),
+        WriteFailure::Config(e) => ToolError::new(format!("{e}; nothing was written"))
+            .with_hint(e.hint().unwrap_or_default()),
+        other => ToolError::from_error(other),
+    }
 }
 
 /// The id to show: the plan's, unless the name holds a secret.

@@ -1,12 +1,11 @@
-//! Candidates from the command line or from an agent's JSON. A JSON
-//! candidate that cannot be read is that candidate's refusal, not the
-//! batch's (SPEC §6).
+//! Candidates from the command line, or the text of an agent's JSON
+//! (`mdagent::remember::input` reads the candidates in it).
 
 use std::io::Read;
 
 use anyhow::Context;
-use mdagent::remember::{Parsed, Unreadable, label_candidate};
-use mdstore::write::{Candidate, candidate_from_json, json_name};
+use mdagent::remember::Parsed;
+use mdstore::write::Candidate;
 
 use crate::cli::RememberArgs;
 use crate::failure::Failure;
@@ -77,34 +76,7 @@ pub fn read_candidates(source: &str) -> anyhow::Result<Vec<Parsed>> {
             .map_err(|e| Failure::bad_input(format!("--from-json {source}: {e}")))?;
         (source.to_string(), text)
     };
-    // Editors on Windows save JSON with a byte-order mark; serde_json does not skip it.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Failure::bad_input(format!("{label}:{}:{}: {e}", e.line(), e.column()))
-            .with_hint(CANDIDATES_HINT)
-    })?;
-    let values = match value {
-        serde_json::Value::Array(values) => values,
-        object @ serde_json::Value::Object(_) => vec![object],
-        _ => {
-            return Err(
-                Failure::bad_input(format!("{label}: not a JSON array of candidates"))
-                    .with_hint(CANDIDATES_HINT)
-                    .into(),
-            );
-        }
-    };
-    Ok(values
-        .iter()
-        .enumerate()
-        .map(|(n, value)| {
-            candidate_from_json(value).map_err(|e| Unreadable {
-                name: json_name(value).unwrap_or_default().to_string(),
-                message: format!("{}: {e}", label_candidate(n, json_name(value))),
-                dropped: false,
-            })
-        })
-        .collect())
+    Ok(mdagent::remember::input::candidates_from_json(
+        &label, &text,
+    )?)
 }
-
-const CANDIDATES_HINT: &str = "expected [{\"name\", \"type\", \"description\", \"body\", \"scope\"?, \"source\"?, \"expires\"?, \"tags\"?}]";

@@ -8,35 +8,52 @@ use mdagent::stores::Scope;
 use mdstore::write::{Operation, Plan, Refusal};
 use serde_json::json;
 
-use super::{Item, Outcome};
-use crate::failure::Exit;
+use mdagent::remember::{Done, Item, Outcome};
+
+use crate::failure::{Exit, exit_of};
 use crate::ui::{self, Style, Ui};
 
-/// A refusal as the CLI reports it: the exit code (SPEC §10: a tombstone,
-/// a more trusted record and a revision mismatch are conflicts), the
-/// message, and what the person can do.
-pub fn refused(refusal: &Refusal, id: &str) -> Outcome {
-    let (exit, hint) = match refusal {
-        Refusal::Secret(_) => (Exit::BadInput, SECRET_HINT.to_string()),
-        Refusal::Temporary(_) => (
-            Exit::BadInput,
-            "say it without the temporary part (only an interactive remember, without --yes or --from-json, saves it after a warning)".to_string(),
-        ),
-        Refusal::Tombstone(_) => (Exit::Conflict, "pass --force to remember it again".to_string()),
-        Refusal::LowerTrust { .. } => (
-            Exit::Conflict,
-            "pass --force if the user really means to replace it, or --source user".to_string(),
-        ),
-        Refusal::RevisionMismatch { .. } => (
-            Exit::Conflict,
-            format!("read it again with `memctl show {id}` and retry"),
-        ),
-    };
-    Outcome::Refused {
-        exit,
-        message: refusal_message(refusal, id),
-        hint: Some(hint),
+/// What the person can do about a refusal (SPEC §10: a tombstone, a more
+/// trusted record and a revision mismatch are conflicts, which
+/// `mdagent::explain::refusal_kind` says).
+fn refusal_hint(refusal: &Refusal, id: &str) -> String {
+    match refusal {
+        Refusal::Secret(_) => SECRET_HINT.to_string(),
+        Refusal::Temporary(_) => "say it without the temporary part (only an interactive remember, without --yes or --from-json, saves it after a warning)".to_string(),
+        Refusal::Tombstone(_) => "pass --force to remember it again".to_string(),
+        Refusal::LowerTrust { .. } => {
+            "pass --force if the user really means to replace it, or --source user".to_string()
+        }
+        Refusal::RevisionMismatch { .. } => {
+            format!("read it again with `memctl show {id}` and retry")
+        }
     }
+}
+
+/// Why a candidate was not written, as the CLI says it (before hiding a
+/// secret name): the message and what to do, or `None` when it went well.
+fn failure_text(item: &Item) -> Option<(String, Option<String>)> {
+    let id = item.id();
+    match item.outcome.as_ref()? {
+        Outcome::Refused(refusal) => Some((
+            refusal_message(refusal, id),
+            Some(refusal_hint(refusal, id)),
+        )),
+        Outcome::BadInput(message) => Some((message.clone(), None)),
+        Outcome::Conflict => Some((
+            format!(
+                "{id} changed while this write was being confirmed; nothing was written for it"
+            ),
+            Some("run the command again".to_string()),
+        )),
+        Outcome::Failed(message) => Some((message.clone(), None)),
+        _ => None,
+    }
+}
+
+/// SPEC §10's code for one candidate's outcome.
+fn outcome_exit(outcome: &Outcome) -> Exit {
+    outcome.kind().map_or(Exit::Ok, exit_of)
 }
 
 /// Shows `item`'s plan (when `plan_wanted`) and, always, its warnings.
@@ -103,37 +120,17 @@ fn plan_text(ui: &Ui, item: &Item, plan: &Plan, root: &Path) -> String {
     out
 }
 
-/// The exit code of a batch: that of the first candidate that did not go
-/// well, else an internal error when `MEMORY.md` could not be written.
-pub fn exit_of(items: &[Item], catalog_failures: &[String]) -> Exit {
-    items
-        .iter()
-        .filter_map(|i| i.outcome.as_ref())
-        .map(Outcome::exit)
-        .find(|e| *e != Exit::Ok)
-        .unwrap_or(if catalog_failures.is_empty() {
-            Exit::Ok
-        } else {
-            Exit::Internal
-        })
-}
-
 /// Each candidate's row, as `--json` prints them.
-pub fn json_rows(items: &[Item], roots: &BTreeMap<Scope, PathBuf>) -> Vec<serde_json::Value> {
-    items.iter().map(|item| json_row(item, roots)).collect()
+pub fn json_rows(done: &Done) -> Vec<serde_json::Value> {
+    done.items
+        .iter()
+        .map(|item| json_row(item, &done.roots))
+        .collect()
 }
 
-pub fn report(
-    ui: &Ui,
-    items: &[Item],
-    roots: &BTreeMap<Scope, PathBuf>,
-    batch: &super::Batch,
-    catalog_failures: &[String],
-) -> anyhow::Result<Exit> {
-    let json = batch.json;
-    let exit = exit_of(items, catalog_failures);
+pub fn report(ui: &Ui, done: &Done, batch: &super::Batch) -> anyhow::Result<()> {
     let print_catalog_failures = || {
-        for failure in catalog_failures {
+        for failure in &done.catalog_failures {
             ui.error(failure,
                 Some(
                     "the records are saved and searchable; the next memctl write to this store regenerates MEMORY.md",
@@ -141,20 +138,18 @@ pub fn report(
             );
         }
     };
-    if json {
-        let rows: Vec<serde_json::Value> = items.iter().map(|item| json_row(item, roots)).collect();
-        ui::print_json(&rows)?;
+    if batch.json {
+        ui::print_json(&json_rows(done))?;
         print_catalog_failures();
-        return Ok(exit);
+        return Ok(());
     }
-    for item in items {
-        let id = item.hide_name(
-            item.plan
-                .as_ref()
-                .map_or(item.candidate.name.as_str(), |p| p.id.as_str()),
-        );
-        let hide = |text: &str| item.hide_name(text);
-        let hint = |hint: &Option<String>| hint.as_deref().map(hide);
+    for item in &done.items {
+        let id = item.hide_name(item.id());
+        if let Some((message, hint)) = failure_text(item) {
+            let hint = hint.map(|h| item.hide_name(&h));
+            ui.error(&item.hide_name(&message), hint.as_deref());
+            continue;
+        }
         match item.outcome.as_ref() {
             Some(Outcome::Saved { revision }) => {
                 ui.note(&format!(
@@ -162,26 +157,16 @@ pub fn report(
                     item.scope.as_str()
                 ));
             }
-            Some(Outcome::Refused {
-                message, hint: h, ..
-            }) => {
-                ui.error(&hide(message), hint(h).as_deref());
-            }
-            Some(Outcome::Conflict(message)) => {
-                ui.error(&hide(message), Some("run the command again"));
-            }
-            Some(Outcome::Failed(message)) => ui.error(&hide(message), None),
-            Some(Outcome::NotConfirmed) => {}
             Some(Outcome::DryRun) if !batch.plan_only => {
                 ui.note(&format!("Dry run: {id} was not written."));
             }
-            Some(Outcome::DryRun) => {}
-            Some(Outcome::Dropped(reason)) => ui.note(&hide(reason)),
-            Some(Outcome::Noop { .. }) | None => {}
+            Some(Outcome::Dropped(reason)) => ui.note(&item.hide_name(reason)),
+            _ => {}
         }
     }
     print_catalog_failures();
-    if items
+    if done
+        .items
         .iter()
         .any(|i| matches!(i.outcome, Some(Outcome::NotConfirmed)))
     {
@@ -190,7 +175,7 @@ pub fn report(
             "pass --yes to save without asking, or --dry-run to only see the plan",
         );
     }
-    Ok(exit)
+    Ok(())
 }
 
 /// One candidate's outcome as `--json` reports it.
@@ -211,16 +196,14 @@ fn json_row(item: &Item, roots: &BTreeMap<Scope, PathBuf>) -> serde_json::Value 
             json!({"revision": revision, "operation": operation_name(plan)})
         }
         Some(Outcome::Noop { existing, .. }) => json!({"existing": existing}),
+        Some(Outcome::Dropped(message)) => json!({"reason": message}),
         Some(
-            Outcome::Refused { message, .. }
-            | Outcome::Conflict(message)
-            | Outcome::Failed(message)
-            | Outcome::Dropped(message),
-        ) => json!({"reason": message}),
+            Outcome::Refused(_) | Outcome::BadInput(_) | Outcome::Conflict | Outcome::Failed(_),
+        ) => json!({"reason": failure_text(item).map(|(message, _)| message)}),
         Some(Outcome::NotConfirmed | Outcome::DryRun) | None => planned(plan),
     };
-    row["status"] = json!(status_name(item));
-    row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| o.exit() as u8));
+    row["status"] = json!(item.status_name());
+    row["exit_code"] = json!(item.outcome.as_ref().map_or(0, |o| outcome_exit(o) as u8));
     if let (Some(row), Some(extra)) = (row.as_object_mut(), extra.as_object()) {
         row.extend(extra.clone());
     }
@@ -266,20 +249,6 @@ fn hide_strings(value: &mut serde_json::Value, hide: &dyn Fn(&str) -> String) {
         serde_json::Value::Array(values) => values.iter_mut().for_each(|v| hide_strings(v, hide)),
         serde_json::Value::Object(map) => map.values_mut().for_each(|v| hide_strings(v, hide)),
         _ => {}
-    }
-}
-
-/// A candidate's outcome in one word, as `--json` reports it.
-pub fn status_name(item: &Item) -> &'static str {
-    match item.outcome.as_ref() {
-        Some(Outcome::Saved { .. }) => "saved",
-        Some(Outcome::Noop { .. }) => "noop",
-        Some(Outcome::Refused { .. }) => "refused",
-        Some(Outcome::Conflict(_)) => "conflict",
-        Some(Outcome::Failed(_)) => "failed",
-        Some(Outcome::NotConfirmed) => "not-confirmed",
-        Some(Outcome::Dropped(_)) => "dropped",
-        Some(Outcome::DryRun) | None => "dry-run",
     }
 }
 
