@@ -13,7 +13,7 @@ use mdstore::lock::LockError;
 
 use crate::lifecycle::pending;
 use crate::write_failure::WriteFailure;
-use crate::{config, context, dream, extract, model, records, stores};
+use crate::{config, context, dream, extract, git, model, records, stores};
 
 /// What kind of failure an error is, so that a face can report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +43,9 @@ pub struct Explained {
 
 /// What to do when another writer holds a store's lock.
 pub const LOCK_HINT: &str = "try again when it is done (MEMCTL_LOCK_TIMEOUT_MS sets the wait)";
+
+/// What to do when git cannot be run at all.
+const GIT_HINT: &str = "is git installed and on PATH?";
 
 /// The first error in `error`'s chain of sources that the table below
 /// knows as the caller's fault, or with a hint, or whole in its own words,
@@ -81,6 +84,14 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
     if let Some(e) = error.downcast_ref::<WriteFailure>() {
         return write_failure(e);
     }
+    if let Some(mdindex::Error::WatcherRunning { store, .. }) = error.downcast_ref() {
+        // The lock file is the watcher's business, not the person's.
+        return Some(Explained {
+            kind: Kind::Conflict,
+            message: format!("a watcher already runs for {}", store.display()),
+            hint: Some("one watcher per store is enough; stop the other one first".to_string()),
+        });
+    }
     let (kind, hint) = kind_and_hint(error)?;
     (kind != Kind::Internal || hint.is_some()).then(|| Explained {
         kind,
@@ -105,6 +116,10 @@ fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)
     }
     if let Some(e) = error.downcast_ref::<pending::PendingError>() {
         return Some((e.kind(), None));
+    }
+    if let Some(e) = error.downcast_ref::<git::GitError>() {
+        let hint = matches!(e, git::GitError::NotRunnable(_)).then_some(GIT_HINT);
+        return Some((Kind::Internal, hint.map(str::to_string)));
     }
     if let Some(e) = error.downcast_ref::<model::cmd::ModelCmdError>() {
         return Some((e.kind(), None));
@@ -310,5 +325,54 @@ mod tests {
             "{}",
             explained.message
         );
+    }
+
+    #[test]
+    fn a_write_stopped_on_purpose_keeps_its_kind_and_one_stopped_by_a_lock_is_a_lock_s() {
+        let stopped = WriteFailure::stopped(Kind::NotConfirmed, "no store was created")
+            .with_hint("pass --yes");
+        assert_eq!(
+            explain(&stopped),
+            Some(Explained {
+                kind: Kind::NotConfirmed,
+                message: "no store was created".to_string(),
+                hint: Some("pass --yes".to_string()),
+            })
+        );
+        assert_eq!(explain(&WriteFailure::Lock(timeout())), explain(&timeout()));
+        let io = WriteFailure::io("cannot plan", std::io::Error::other("disk on fire"));
+        assert_eq!(explain(&io), None);
+    }
+
+    #[test]
+    fn a_guard_s_refusal_is_a_conflict_when_what_is_stored_says_no() {
+        use mdstore::write::Refusal;
+        let stale = Refusal::RevisionMismatch {
+            expected: 2,
+            actual: Some(3),
+        };
+        assert_eq!(refusal_kind(&stale), Kind::Conflict);
+        assert_eq!(refusal_kind(&Refusal::Secret(Vec::new())), Kind::BadInput);
+        assert_eq!(
+            refusal_kind(&Refusal::Temporary(Vec::new())),
+            Kind::BadInput
+        );
+    }
+
+    // Moved from `memctl watch` and `memctl log`, which chose these kinds
+    // and hints themselves.
+    #[test]
+    fn a_second_watcher_is_a_conflict_and_git_that_cannot_run_says_so() {
+        let running = mdindex::Error::WatcherRunning {
+            store: PathBuf::from("/store"),
+            lock: PathBuf::from("/cache/x.watch.lock"),
+        };
+        let explained = explain(&running).unwrap();
+        assert_eq!(explained.kind, Kind::Conflict);
+        assert_eq!(explained.message, "a watcher already runs for /store");
+        let missing = git::GitError::NotRunnable(std::io::Error::other("no git"));
+        let explained = explain(&missing).unwrap();
+        assert_eq!(explained.kind, Kind::Internal);
+        assert_eq!(explained.hint.as_deref(), Some(GIT_HINT));
     }
 }

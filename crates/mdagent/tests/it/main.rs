@@ -10,5 +10,7 @@ mod context;
 mod dream;
 mod edit;
 mod extract;
+mod forget;
+mod remember;
 mod search;
 mod support;

@@ -9,13 +9,12 @@ use mdstore::redact::{self, Keep};
 use mdstore::tombstone::{self, Tombstone};
 
 use mdagent::Config;
-use mdagent::git::{GitError, Repo};
+use mdagent::git::Repo;
 use mdagent::stores::{self, ScopedStore};
 
 use crate::cli::LogArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
-use mdagent::Kind;
 
 /// One revision: its short hash, ISO date, author, whole message indented,
 /// then the change as a patch.
@@ -70,7 +69,7 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
     .map(OsString::from)
     .collect();
     command.extend(paths.iter().map(|p| p.as_os_str().to_os_string()));
-    let output = mdagent::git::run(store.root(), &command).map_err(git_failure)?;
+    let output = mdagent::git::run(store.root(), &command)?;
     let text = String::from_utf8_lossy(&output.stdout);
     if text.trim().is_empty() {
         ui.error(
@@ -87,12 +86,6 @@ pub fn run(config: &Config, ui: &Ui, args: LogArgs) -> anyhow::Result<Exit> {
     // and no secret an old revision held (SPEC §6: memctl echoes none).
     ui::print(&ui::shown_file(&redact::lines(&text, Keep::DiffMarker)))?;
     Ok(Exit::Ok)
-}
-
-fn git_failure(e: GitError) -> anyhow::Error {
-    Failure::new(Kind::Internal, e.to_string())
-        .with_hint("is git installed and on PATH?")
-        .into()
 }
 
 /// The store that has `id` as a record or a tombstone, workspace first;

@@ -14,7 +14,6 @@ use super::reindex::note_rebuilt;
 use crate::cli::WatchArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{Ui, count};
-use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: &WatchArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
@@ -85,14 +84,7 @@ fn watch(
             );
             return Ok(Exit::Ok);
         }
-        Err(mdindex::Error::WatcherRunning { store, .. }) => {
-            return Err(Failure::new(
-                Kind::Conflict,
-                format!("a watcher already runs for {}", store.display()),
-            )
-            .with_hint("one watcher per store is enough; stop the other one first")
-            .into());
-        }
+        // Another watcher's is a conflict (`mdagent::explain`).
         Err(e) => return Err(anyhow::Error::from(e).context("cannot start the watcher")),
     };
     if let Some(report) = &started.rebuilt {
