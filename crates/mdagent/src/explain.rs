@@ -117,6 +117,9 @@ fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)
     if let Some(e) = error.downcast_ref::<pending::PendingError>() {
         return Some((e.kind(), None));
     }
+    if let Some(e) = error.downcast_ref::<mdstore::txn::EditError>() {
+        return Some((edit_kind(e), None));
+    }
     if let Some(e) = error.downcast_ref::<git::GitError>() {
         let hint = matches!(e, git::GitError::NotRunnable(_)).then_some(GIT_HINT);
         return Some((Kind::Internal, hint.map(str::to_string)));
@@ -151,6 +154,17 @@ pub fn refusal_kind(refusal: &mdstore::write::Refusal) -> Kind {
         Refusal::Tombstone(_) | Refusal::LowerTrust { .. } | Refusal::RevisionMismatch { .. } => {
             Kind::Conflict
         }
+    }
+}
+
+/// A hand edit not saved: a conflict when the file changed meanwhile, bad
+/// input when the edit is not a whole record, else a failure of the disk.
+pub fn edit_kind(error: &mdstore::txn::EditError) -> Kind {
+    use mdstore::txn::EditError;
+    match error {
+        EditError::Changed(_) => Kind::Conflict,
+        EditError::Invalid(..) => Kind::BadInput,
+        EditError::Io { .. } => Kind::Internal,
     }
 }
 
@@ -374,5 +388,21 @@ mod tests {
         let explained = explain(&missing).unwrap();
         assert_eq!(explained.kind, Kind::Internal);
         assert_eq!(explained.hint.as_deref(), Some(GIT_HINT));
+    }
+
+    // Moved from `memctl edit`, which chose the conflict itself.
+    #[test]
+    fn an_edit_of_a_file_changed_meanwhile_is_a_conflict() {
+        use mdstore::txn::EditError;
+        let changed = EditError::Changed(PathBuf::from("a.md"));
+        assert_eq!(edit_kind(&changed), Kind::Conflict);
+        assert_eq!(explain(&changed).unwrap().kind, Kind::Conflict);
+        let invalid = EditError::Invalid(PathBuf::from("a.md"), Vec::new());
+        assert_eq!(explain(&invalid).unwrap().kind, Kind::BadInput);
+        let io = EditError::Io {
+            rel_path: PathBuf::from("a.md"),
+            source: std::io::Error::other("disk full"),
+        };
+        assert_eq!(explain(&io), None);
     }
 }

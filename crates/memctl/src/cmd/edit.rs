@@ -12,7 +12,6 @@ use mdagent::edit::{self, EditError, EditSaved};
 use crate::cli::EditArgs;
 use crate::failure::{Exit, Failure};
 use crate::ui::{self, Ui};
-use mdagent::Kind;
 
 pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     let (scoped, record) = mdagent::records::find(config, &args.id)?;
@@ -64,10 +63,10 @@ pub fn run(config: &Config, ui: &Ui, args: EditArgs) -> anyhow::Result<Exit> {
     }
     match saved {
         Ok(_) => {}
-        Err(EditError::Changed(_)) => {
+        Err(e @ EditError::Changed(_)) => {
             let kept = workdir.keep();
             return Err(Failure::new(
-                Kind::Conflict,
+                mdagent::explain::edit_kind(&e),
                 format!(
                     "{} changed on disk while you were editing it; nothing was saved",
                     path.display()

@@ -4,8 +4,8 @@
 //! resource. Each tool's parameters and answer are types (`params`,
 //! `answers`), from which `tools/list` derives its schemas (`tools`); the
 //! answer is the tool's `structuredContent` and, as JSON, its text block.
-//! The tools call the same library functions as the CLI; writes go through
-//! `mdstore::txn::Transaction` only. Each store is kept watched (by the
+//! The tools call the same library functions as the CLI; writes are
+//! `mdagent`'s unconfirmed ones (`write`), one transaction a call. Each store is kept watched (by the
 //! detached watcher a hook starts, or by the server itself), so searches
 //! re-read only what changed.
 

@@ -8,7 +8,6 @@ use mdagent::Config;
 use mdagent::forget::{self, AgentForget, ReadAs};
 use mdagent::remember::{self, CatalogNews, Outcome as Written, SECRET_HINT, refusal_message};
 use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
-use mdagent::write_failure::WriteFailure;
 use mdstore::Source;
 use mdstore::guard::secrets::secret_note;
 use mdstore::write::{Candidate, Operation, Refusal};
@@ -43,7 +42,7 @@ pub fn remember(
     let scoped = existing_store(config, scope)?;
     let store = &scoped.store;
     let written = remember::write_unconfirmed(config, ui, store, &candidate, expect_revision)
-        .map_err(tool_error)?;
+        .map_err(ToolError::from_error)?;
     let id = hidden_id(
         &candidate,
         &written.plan.as_ref().map_or_else(
@@ -147,7 +146,8 @@ pub fn forget(
 ) -> Result<Answer<ForgetAnswer>, ToolError> {
     let id = params.id.0;
     let reason = params.reason.map(|r| r.0);
-    forget::refuse_secret_reason(reason.as_deref(), "argument \"reason\"").map_err(tool_error)?;
+    forget::refuse_secret_reason(reason.as_deref(), "argument \"reason\"")
+        .map_err(ToolError::from_error)?;
     let scope = params
         .scope
         .map_or_else(|| stores::default_scope(config), |s| s.0);
@@ -157,7 +157,7 @@ pub fn forget(
         read_hash: params.read_hash.0,
     };
     let forgot = forget::forget_as_read(config, ui, &scoped.store, &id, reason, &read)
-        .map_err(tool_error)?;
+        .map_err(ToolError::from_error)?;
     let answer = |operation, id, revision, outcome| ForgetAnswer {
         operation,
         id,
@@ -229,18 +229,6 @@ fn note_catalog(outcome: &mut Outcome, catalog: &CatalogNews) {
         outcome.warning = Some(format!(
             "the change is saved, but MEMORY.md could not be updated ({e}); the next write regenerates it"
         ));
-    }
-}
-
-/// A write that stopped before its outcome, as the agent is told: a busy
-/// lock or a bad `MEMCTL_LOCK_TIMEOUT_MS` wrote nothing.
-fn tool_error(failure: WriteFailure) -> ToolError {
-    match failure {
-        WriteFailure::Lock(e) => ToolError::new(format!("{e}; nothing was written"))
-            .with_hint("another memctl is writing to this store; try again in a moment"),
-        WriteFailure::Config(e) => ToolError::new(format!("{e}; nothing was written"))
-            .with_hint(e.hint().unwrap_or_default()),
-        other => ToolError::from_error(other),
     }
 }
 
