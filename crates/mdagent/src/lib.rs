@@ -21,6 +21,8 @@ layers over it that parse, call this crate and render.
 - [`records`]: records, headers and hits as JSON, and finding one by id;
 - [`edit`]: a hand edit saved in one transaction;
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
+- [`status`]: the stores, or why one is not there, with their records,
+  `MEMORY.md`, index and watcher, as `memctl status` reports them;
 - [`dream`]: dream's sequence once a plan is chosen (orient, apply, commit,
   what it did), which `memctl dream` calls; [`dream::auto`], [`dream::model`]:
   `dream --auto`'s gates, lock and unattended policy, and a plan asked of a
@@ -66,6 +68,7 @@ pub mod remember;
 pub mod repeats;
 pub mod search;
 pub mod semantic;
+pub mod status;
 pub mod stores;
 pub mod write_failure;
 

@@ -13,4 +13,5 @@ mod extract;
 mod forget;
 mod remember;
 mod search;
+mod status;
 mod support;

@@ -1,12 +1,14 @@
 //! `memctl status`: the stores, their record counts, `MEMORY.md`'s budget,
-//! the index and the watcher.
+//! the index and the watcher, as `mdagent::status` finds them, in words
+//! and as JSON.
+
+use std::path::Path;
 
 use mdagent::Config;
-use mdagent::stores::{self, Scope};
-use mdindex::{Index, WatcherState};
+use mdagent::status::{self, Absence, IndexState, Place, StoreStatus};
+use mdindex::WatcherState;
+use mdstore::Scope;
 use mdstore::catalog::disk;
-use mdstore::view::StoreView;
-use mdstore::{Store, catalog};
 
 use crate::cli::StatusArgs;
 use crate::failure::Exit;
@@ -15,59 +17,13 @@ use crate::ui::{self, Ui, count};
 pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit> {
     let mut out = String::new();
     let mut json = Vec::new();
-    let mut absent = |scope: Scope, dir: Option<&std::path::Path>, state: &str, said: String| {
-        out += &format!("{} store: {said}\n", scope.as_str());
-        json.push(serde_json::json!({"scope": scope.as_str(), "path": dir, "state": state}));
-    };
-    let workspace = if config.global {
-        None
-    } else {
-        stores::workspace_dir(config)?
-    };
-    let mut found = Vec::new();
-    match workspace {
-        Some(dir) if dir.is_dir() => found.push((Scope::Workspace, dir)),
-        Some(dir) if dir.exists() => absent(
-            Scope::Workspace,
-            Some(&dir),
-            "not a folder",
-            format!("{} (a file, not a folder)", dir.display()),
-        ),
-        Some(dir) => absent(
-            Scope::Workspace,
-            Some(&dir),
-            "missing",
-            format!("{} (missing)", dir.display()),
-        ),
-        None if !config.global => absent(
-            Scope::Workspace,
-            None,
-            "none",
-            "none (run `memctl init` in your project's root)".to_string(),
-        ),
-        None => {}
-    }
-    let global_dir = stores::global_dir(config)?;
-    if global_dir.is_dir() {
-        found.push((Scope::Global, global_dir));
-    } else {
-        let said = format!("{} (not created yet)", global_dir.display());
-        absent(Scope::Global, Some(&global_dir), "not created", said);
-    }
-    for (scope, dir) in found {
-        let (text, value) = store_status(config, scope, &Store::open(&dir)?);
-        // In the order they are printed: the workspace store first.
-        let at = if scope == Scope::Workspace {
-            0
-        } else {
-            json.len()
+    for place in status::places(config)? {
+        let (text, value) = match place {
+            Place::Store(store) => store_status(&store),
+            Place::Absent { scope, dir, why } => absent(scope, dir.as_deref(), why),
         };
-        json.insert(at, value);
-        out = if scope == Scope::Workspace {
-            text + &out
-        } else {
-            out + &text
-        };
+        out += &text;
+        json.push(value);
     }
     if args.json {
         ui::print_json(&serde_json::json!({ "stores": json }))?;
@@ -77,22 +33,35 @@ pub fn run(config: &Config, _ui: &Ui, args: &StatusArgs) -> anyhow::Result<Exit>
     Ok(Exit::Ok)
 }
 
+/// The line of a store that is not there, and the same as JSON.
+fn absent(scope: Scope, dir: Option<&Path>, why: Absence) -> (String, serde_json::Value) {
+    let shown = dir.map(|d| d.display().to_string()).unwrap_or_default();
+    let said = match why {
+        Absence::NotAFolder => format!("{shown} (a file, not a folder)"),
+        Absence::Missing => format!("{shown} (missing)"),
+        Absence::NoWorkspace => "none (run `memctl init` in your project's root)".to_string(),
+        Absence::NotCreated => format!("{shown} (not created yet)"),
+    };
+    let text = format!("{} store: {said}\n", scope.as_str());
+    let json = serde_json::json!({"scope": scope.as_str(), "path": dir, "state": why.state()});
+    (text, json)
+}
+
 /// A store's lines of `memctl status`, and the same as JSON.
-fn store_status(config: &Config, scope: Scope, store: &Store) -> (String, serde_json::Value) {
-    let view = StoreView::load(store);
-    let catalog = catalog_status(store, &view);
-    let (index, watcher) = index_status(config, store);
+fn store_status(store: &StoreStatus) -> (String, serde_json::Value) {
+    let catalog = catalog_status(store);
+    let (index, watcher) = index_status(&store.index);
     let mut out = format!(
         "{} store: {}\n  records: {}{}\n  MEMORY.md: {catalog}\n  index: {index}\n",
-        scope.as_str(),
-        store.root().display(),
-        view.summaries.len(),
-        if view.skipped.is_empty() {
+        store.scope.as_str(),
+        store.root.display(),
+        store.records,
+        if store.skipped == 0 {
             String::new()
         } else {
             format!(
                 " ({} skipped; see `memctl check`)",
-                count(view.skipped.len(), "file", "files")
+                count(store.skipped, "file", "files")
             )
         },
     );
@@ -100,8 +69,8 @@ fn store_status(config: &Config, scope: Scope, store: &Store) -> (String, serde_
         out += &format!("  watcher: {watcher}\n");
     }
     let json = serde_json::json!({
-        "scope": scope.as_str(), "path": store.root(), "state": "ok",
-        "records": view.summaries.len(), "skipped": view.skipped.len(),
+        "scope": store.scope.as_str(), "path": store.root, "state": "ok",
+        "records": store.records, "skipped": store.skipped,
         "memory_md": catalog, "index": index, "watcher": watcher,
     });
     (out, json)
@@ -109,9 +78,9 @@ fn store_status(config: &Config, scope: Scope, store: &Store) -> (String, serde_
 
 /// The budget in use by `MEMORY.md` as it is on disk (SPEC §3), and whether
 /// it is what memctl would generate now.
-fn catalog_status(store: &Store, view: &StoreView) -> String {
-    let expected = catalog::render(&view.summaries, catalog::Budget::default());
-    let on_disk = match disk::inspect(store, &expected) {
+fn catalog_status(store: &StoreStatus) -> String {
+    let expected = &store.expected;
+    let on_disk = match &store.catalog {
         Ok(on_disk) => on_disk,
         Err(e) => return format!("cannot be read: {e}"),
     };
@@ -155,20 +124,17 @@ fn catalog_status(store: &Store, view: &StoreView) -> String {
 
 /// The index and watcher lines of `memctl status`. An index that cannot be
 /// read is reported there, not as a failure of `status`, whose job is to say so.
-fn index_status(config: &Config, store: &Store) -> (String, Option<String>) {
-    let index = match Index::open_existing(store, config.cache_dir()) {
-        Ok(index) => index,
-        Err(mdindex::Error::Unusable { cause, .. }) => {
+fn index_status(index: &IndexState) -> (String, Option<String>) {
+    let status = match index {
+        IndexState::Open(status) => status,
+        IndexState::NotYet { cause } => {
             return (
                 format!("not usable yet ({cause}); the next search builds it"),
                 None,
             );
         }
-        Err(e) => return (format!("cannot be opened ({e})"), None),
-    };
-    let status = match index.status() {
-        Ok(status) => status,
-        Err(e) => return (format!("cannot be read ({e})"), None),
+        IndexState::Unopened(e) => return (format!("cannot be opened ({e})"), None),
+        IndexState::Unread(e) => return (format!("cannot be read ({e})"), None),
     };
     let watcher = match status.watcher {
         WatcherState::Absent => {
