@@ -108,6 +108,13 @@ fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)
     if let Some(e) = error.downcast_ref::<stores::StoreError>() {
         return Some((e.kind(), e.hint()));
     }
+    if let Some(e) = error.downcast_ref::<git::history::HistoryError>() {
+        return match e {
+            git::history::HistoryError::Stores(e) => kind_and_hint(e),
+            git::history::HistoryError::Git(e) => kind_and_hint(e),
+            e => Some((e.kind(), e.hint())),
+        };
+    }
     if let Some(e) = error.downcast_ref::<records::FindError>() {
         return Some((e.kind(), e.hint()));
     }

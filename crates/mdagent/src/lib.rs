@@ -38,7 +38,8 @@ layers over it that parse, call this crate and render.
   ([`lifecycle::after_session`]) and the candidates it finds, waiting for
   `memctl review` ([`lifecycle::pending`]);
 - [`git`]: a store's changed files committed after a write, when asked
-  (what it says goes through [`face::Tell`], which each face implements);
+  (what it says goes through [`face::Tell`], which each face implements),
+  and a record's revisions ([`git::history`], `memctl log`);
 - [`config`]: memctl's settings (a store's `.memctl.toml`: [`config::store_file`]).
 
 It takes a plain [`Config`] (the settings resolved once, at start), never

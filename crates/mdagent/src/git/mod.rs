@@ -6,6 +6,7 @@
 pub mod attributes;
 mod catalog;
 pub mod commit;
+pub mod history;
 mod index;
 
 use std::ffi::OsStr;

@@ -11,6 +11,7 @@ mod dream;
 mod edit;
 mod extract;
 mod forget;
+mod history;
 mod remember;
 mod search;
 mod status;
