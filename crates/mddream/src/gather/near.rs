@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::gather::duplicates::NearPair;
-use crate::gather::similar::{Likeness, may_be_near, near_duplicates};
-use crate::gather::terms::{Prepared, mix};
+use crate::gather::similar::{Likeness, Screen, may_be_near, near_duplicates};
+use crate::gather::terms::{Prepared, mix, screen_of};
 use crate::gather::{Claims, GatherOptions, in_parallel};
 use crate::records::DreamRecord;
 
@@ -64,7 +64,7 @@ pub(crate) fn signed_features(features: &[u64]) -> Vec<u64> {
 }
 
 /// Every record's band keys ([`band_keys`]).
-pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Vec<u64>> {
+pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Box<[u64]>> {
     let mut records_with: HashMap<u64, u32> = HashMap::new();
     for f in features {
         for &h in f {
@@ -83,23 +83,32 @@ pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Vec<u64>> {
 
 /// A record's bucket in each band: [`RARE_BANDS`] from the MinHash
 /// signature of its `rare` features, then [`ALL_BANDS`] from that of `all`.
-/// Empty for a record without features.
-fn band_keys(rare: &[u64], all: &[u64]) -> Vec<u64> {
+/// Empty for a record without features. Exactly [`BANDS`] long otherwise:
+/// one is kept for every record while gathering.
+fn band_keys(rare: &[u64], all: &[u64]) -> Box<[u64]> {
     if all.is_empty() {
-        return Vec::new();
+        return Box::default();
     }
     let (rare_seeds, all_seeds) = SEEDS.split_at(RARE_BANDS * RARE_ROWS);
-    let mut keys = bands_of(rare, rare_seeds, RARE_ROWS, 0);
-    keys.extend(bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS));
-    keys
+    let mut keys = Vec::with_capacity(BANDS);
+    bands_of(rare, rare_seeds, RARE_ROWS, 0, &mut keys);
+    bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS, &mut keys);
+    keys.into_boxed_slice()
 }
 
-/// The bands of the MinHash signature of `features` under `seeds`, `rows`
-/// hash functions each, numbered from `first`.
-fn bands_of(features: &[u64], seeds: &[(u64, u64)], rows: usize, first: usize) -> Vec<u64> {
+/// Adds to `keys` the bands of the MinHash signature of `features` under
+/// `seeds`, `rows` hash functions each, numbered from `first`.
+fn bands_of(
+    features: &[u64],
+    seeds: &[(u64, u64)],
+    rows: usize,
+    first: usize,
+    keys: &mut Vec<u64>,
+) {
     let bands = seeds.len() / rows;
     if features.is_empty() {
-        return vec![NO_BUCKET; bands];
+        keys.extend(std::iter::repeat_n(NO_BUCKET, bands));
+        return;
     }
     let mut signature = vec![u32::MAX; seeds.len()];
     for &feature in features {
@@ -112,18 +121,13 @@ fn bands_of(features: &[u64], seeds: &[(u64, u64)], rows: usize, first: usize) -
             }
         }
     }
-    signature
-        .chunks(rows)
-        .enumerate()
-        .map(|(band, rows)| {
-            let key =
-                rows.iter().fold(
-                    mix((first + band) as u64),
-                    |acc, &h| mix(acc ^ u64::from(h)),
-                );
-            key.max(1)
-        })
-        .collect()
+    keys.extend(signature.chunks(rows).enumerate().map(|(band, rows)| {
+        let key = rows.iter().fold(
+            mix((first + band) as u64),
+            |acc, &h| mix(acc ^ u64::from(h)),
+        );
+        key.max(1)
+    }));
 }
 
 /// One (multiplier, increment) per hash function, fixed so plans are
@@ -150,6 +154,7 @@ pub(crate) fn find(
     compared.extend_from_slice(also);
     compared.sort_unstable();
     let candidates = candidates(records, prepared, &compared);
+    let screens = screens(records, &candidates);
     // Judged on every core, each taking a run of first records.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut parts: Vec<&[(usize, usize)]> = Vec::new();
@@ -164,17 +169,45 @@ pub(crate) fn find(
         rest = tail;
     }
     in_parallel(&parts, |part| {
-        judge(records, prepared, part, options.near_threshold)
+        judge(records, &screens, part, options.near_threshold)
     })
     .into_iter()
     .flatten()
     .collect()
 }
 
+/// The [`Screen`] of each record in some candidate pair, by record (sorted).
+/// Made here rather than kept from [`crate::gather::terms::prepare_all`]:
+/// candidates are a few records in a hundred, and a screen for every
+/// record was a fifth of dream's peak memory at 100,000 records (issue 29).
+fn screens(records: &[DreamRecord], candidates: &[(usize, usize)]) -> Screens {
+    let mut paired: Vec<usize> = candidates.iter().flat_map(|&(a, b)| [a, b]).collect();
+    paired.sort_unstable();
+    paired.dedup();
+    let screens = in_parallel(&paired, |&i| screen_of(&records[i]));
+    Screens { paired, screens }
+}
+
+/// [`Screen`]s of some records, found by record.
+struct Screens {
+    paired: Vec<usize>,
+    screens: Vec<Screen>,
+}
+
+impl Screens {
+    fn of(&self, record: usize) -> &Screen {
+        let at = self
+            .paired
+            .binary_search(&record)
+            .unwrap_or_else(|_| unreachable!("record {record} is in no candidate pair"));
+        &self.screens[at]
+    }
+}
+
 /// The near-duplicates among `candidates` (in order of their first record).
 fn judge(
     records: &[DreamRecord],
-    prepared: &[Prepared],
+    screens: &Screens,
     candidates: &[(usize, usize)],
     threshold: f64,
 ) -> Vec<NearPair> {
@@ -189,7 +222,7 @@ fn judge(
             likeness = likeness.split_off(&a);
             current = Some(a);
         }
-        if !may_be_near(&prepared[a].screen, &prepared[b].screen, threshold) {
+        if !may_be_near(screens.of(a), screens.of(b), threshold) {
             continue;
         }
         for i in [a, b] {

@@ -256,8 +256,8 @@ impl Likeness {
         }
     }
 
-    pub(crate) fn screen(&self) -> &Screen {
-        &self.screen
+    pub(crate) fn into_screen(self) -> Screen {
+        self.screen
     }
 
     /// How a content word (by hash) is spelled, if it is an English word.

@@ -300,7 +300,11 @@ fn is_value(chunk: &str, sentence_start: bool) -> bool {
     rest.iter().any(|c| c.is_uppercase()) || (first.is_uppercase() && !sentence_start)
 }
 
-/// What near-duplicates and corrections need of each record, computed once.
+/// What near-duplicates and corrections need of each record, computed once
+/// and kept for every record while gathering: small, since 100,000 of them
+/// are held at once (issue 29). A record's words and values for the first
+/// look at a pair ([`Screen`]) are made again for the few records in a
+/// candidate pair instead (see [`crate::gather::near::find`]).
 pub(crate) struct Prepared {
     /// A hash of the masked terms: records with the same one differ at most
     /// in their values.
@@ -311,9 +315,7 @@ pub(crate) struct Prepared {
     pub(crate) has_values: bool,
     /// The record's bucket in each band of the near-duplicate search
     /// (empty for a record without words).
-    pub(crate) bands: Vec<u64>,
-    /// Its words and values, for a first look at a candidate pair.
-    pub(crate) screen: Screen,
+    pub(crate) bands: Box<[u64]>,
 }
 
 /// [`Prepared`] for every record, spread over the machine's cores.
@@ -348,10 +350,14 @@ fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
         masked_key,
         words,
         has_values: words < masked.len(),
-        bands: Vec::new(),
-        screen: likeness.screen().clone(),
+        bands: Box::default(),
     };
     (prepared, signed_features(likeness.features()))
+}
+
+/// A record's [`Screen`]: what [`prepare`] saw of it, made again.
+pub(crate) fn screen_of(record: &DreamRecord) -> Screen {
+    Likeness::of(record).into_screen()
 }
 
 /// FNV-1a: stable across runs and platforms, so plans are reproducible.

@@ -5,6 +5,7 @@ mod fuzz_checks;
 mod fuzz_replay;
 mod gather;
 mod gather_safety;
+mod generated_store;
 mod near_candidates;
 mod near_pairs;
 mod support;
