@@ -62,6 +62,21 @@ pub fn explain(error: &(dyn Error + 'static)) -> Option<Explained> {
     None
 }
 
+/// What a face says of `error` in one line: its explained message, else
+/// the error and its causes, as an internal failure is reported.
+pub fn message_of(error: &(dyn Error + 'static)) -> String {
+    if let Some(explained) = explain(error) {
+        return explained.message;
+    }
+    let mut words = vec![error.to_string()];
+    let mut next = error.source();
+    while let Some(e) = next {
+        words.push(e.to_string());
+        next = e.source();
+    }
+    words.join(": ")
+}
+
 /// One error, if the table knows it and it is more than an internal
 /// failure to report with its causes.
 fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
@@ -70,6 +85,16 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
     }
     if let Some(e) = error.downcast_ref::<LockError>() {
         return lock_error(e);
+    }
+    if let Some(e) = error.downcast_ref::<extract::run::ExtractError>() {
+        return match e.wrapped() {
+            Some(wrapped) => explain(wrapped),
+            None => Some(Explained {
+                kind: e.kind(),
+                message: e.to_string(),
+                hint: e.hint(),
+            }),
+        };
     }
     if let Some(e) = error.downcast_ref::<dream::DreamError>() {
         return match e.wrapped() {

@@ -165,10 +165,7 @@ pub fn run(
             .ok()
             .and_then(|s| s.into_iter().next())
     {
-        let message = match crate::explain(e) {
-            Some(explained) => explained.message,
-            None => chain(e),
-        };
+        let message = crate::explain::message_of(e);
         reports::record(
             config,
             &first,
@@ -318,17 +315,6 @@ fn admit(
             Ok(None)
         }
     }
-}
-
-/// An error and its causes in one line, as a face reports an internal one.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut words = vec![error.to_string()];
-    let mut next = error.source();
-    while let Some(e) = next {
-        words.push(e.to_string());
-        next = e.source();
-    }
-    words.join(": ")
 }
 
 /// A plan the model command could not give: a record too large to send, a

@@ -1,8 +1,10 @@
 //! Extract (SPEC §8): a finished session's user and assistant text goes to
 //! the user's model command ([`request`]), and its answer ([`answer`])
 //! becomes candidates for `remember`, each checked against what tools
-//! returned ([`provenance`]); [`propose`] runs those steps as one call.
-//! memctl proposes nothing itself.
+//! returned ([`provenance`]); [`propose`] runs those steps as one call, and
+//! [`run`] the whole of `memctl extract` (the candidates saved through
+//! `remember`'s batch, or kept for `memctl review`). memctl proposes
+//! nothing itself.
 
 pub mod answer;
 pub mod codex;
@@ -10,6 +12,7 @@ pub mod origin;
 pub mod propose;
 pub mod provenance;
 pub mod request;
+pub mod run;
 pub mod transcript;
 
 use mdstore::Source;

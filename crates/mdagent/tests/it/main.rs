@@ -10,6 +10,7 @@ mod context;
 mod dream;
 mod edit;
 mod extract;
+mod extract_run;
 mod forget;
 mod history;
 mod remember;

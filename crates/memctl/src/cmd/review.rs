@@ -43,7 +43,7 @@ struct Place<'a> {
 pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
     let scope = stores::default_scope(config);
     let target = stores::write_target(config, scope)?;
-    super::extract::warn_of_store_settings(config, ui, Some(&target));
+    mdagent::extract::run::warn_of_store_settings(config, ui, Some(&target));
     let root = match &target {
         WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
         WriteTarget::Missing { dir, .. } => dir.clone(),

@@ -115,6 +115,17 @@ pub fn run_batch_rows(
     Ok((exit, done.statuses(), output::json_rows(&done)))
 }
 
+/// `mdagent`'s batch with the command line as its face, for a use case
+/// that runs batches itself (`extract`).
+pub fn run_done(
+    config: &Config,
+    ui: &Ui,
+    batch: &Batch,
+    parsed: Vec<Parsed>,
+) -> Result<Done, mdagent::write_failure::WriteFailure> {
+    use_case::run_batch(config, &BatchFace { ui, batch }, &batch.use_case(), parsed)
+}
+
 /// The command line as a batch's face: plans and outcomes rendered as
 /// `batch`'s options say.
 struct BatchFace<'a> {
