@@ -13,7 +13,7 @@ use mdstore::view::StoreView;
 use mdstore::write::{self, Candidate, Operation, Plan, PlanError, WriteOptions};
 
 use super::outcome::Outcome;
-use super::say::{Parsed, describe_plan_error, label_candidate};
+use super::say::{Parsed, describe_plan_error, hide_secret_name, label_candidate};
 use super::targets;
 use crate::face::{Ask, warn_catalog_kept, warn_repaired};
 use crate::stores::{Scope, ScopedStore};
@@ -87,7 +87,7 @@ impl Item {
         let Some(note) = self.name_note() else {
             return text.to_string();
         };
-        let hidden = text.replace(&self.candidate.name, &note);
+        let hidden = hide_secret_name(&self.candidate.name, text);
         match &self.plan {
             Some(plan) if !plan.id.is_empty() => hidden.replace(&plan.id, &note),
             _ => hidden,

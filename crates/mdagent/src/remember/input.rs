@@ -1,5 +1,6 @@
 //! Candidates given as JSON (by an agent, `--from-json`): an array of
-//! objects, or one object. A candidate that cannot be read is that
+//! objects, or one object; and the name a candidate given without one
+//! takes from its description. A candidate that cannot be read is that
 //! candidate's refusal, not the batch's (SPEC §6); only text that is not
 //! JSON at all fails the whole batch.
 
@@ -40,4 +41,33 @@ pub fn candidates_from_json(label: &str, text: &str) -> Result<Vec<Parsed>, Writ
             })
         })
         .collect())
+}
+
+/// A name from the first words of a description: `Tests use pytest` → `tests-use-pytest`.
+pub fn name_from_description(description: &str) -> String {
+    let words: Vec<String> = description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_lowercase)
+        .collect();
+    words.join("-").chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_the_first_six_words_of_the_description_in_lower_case() {
+        assert_eq!(
+            name_from_description("Tests use pytest"),
+            "tests-use-pytest"
+        );
+        assert_eq!(
+            name_from_description("Deploys: never on Fridays, ever, at all, really"),
+            "deploys-never-on-fridays-ever-at"
+        );
+        assert_eq!(name_from_description("…"), "");
+    }
 }

@@ -52,6 +52,15 @@ pub fn describe_plan_error(error: &PlanError, from_json: bool) -> String {
     }
 }
 
+/// `text` with `name`, when it holds a secret, replaced by a note of it:
+/// SPEC §6 forbids echoing a secret, even as the name it came under.
+pub fn hide_secret_name(name: &str, text: &str) -> String {
+    match secret_note(name) {
+        Some(note) if !name.is_empty() => text.replace(name, &note),
+        _ => text.to_string(),
+    }
+}
+
 /// Why a guard refused the candidate whose id is `id`: never the secret,
 /// and not the id when the name holds it (the id is made of the name).
 pub fn refusal_message(refusal: &Refusal, id: &str) -> String {

@@ -6,7 +6,9 @@
 
 use mdagent::Config;
 use mdagent::forget::{self, AgentForget, ReadAs};
-use mdagent::remember::{self, CatalogNews, Outcome as Written, SECRET_HINT, refusal_message};
+use mdagent::remember::{
+    self, CatalogNews, Outcome as Written, SECRET_HINT, hide_secret_name, refusal_message,
+};
 use mdagent::stores::{self, Scope, ScopedStore, WriteTarget};
 use mdstore::Source;
 use mdstore::guard::secrets::secret_note;
@@ -63,7 +65,7 @@ pub fn remember(
                 warnings: plan
                     .warnings
                     .iter()
-                    .map(|w| hide_name(&candidate, w))
+                    .map(|w| hide_secret_name(&candidate.name, w))
                     .collect(),
                 ..RememberAnswer::new(operation, id, scope, Outcome::default())
             };
@@ -87,7 +89,9 @@ pub fn remember(
             let (reason, hint) = refusal_reason(refusal, &id);
             refused(id, scope, reason, Some(hint))
         }
-        (Written::BadInput(message), _) => refused(id, scope, hide_name(&candidate, message), None),
+        (Written::BadInput(message), _) => {
+            refused(id, scope, hide_secret_name(&candidate.name, message), None)
+        }
         // Only a plan shown to a person can conflict; none is shown here.
         (Written::Conflict, _) => {
             let reason = format!("{id} changed while it was being written; nothing was written");
@@ -235,12 +239,4 @@ fn note_catalog(outcome: &mut Outcome, catalog: &CatalogNews) {
 /// The id to show: the plan's, unless the name holds a secret.
 fn hidden_id(candidate: &Candidate, id: &str) -> String {
     secret_note(&candidate.name).unwrap_or_else(|| id.to_string())
-}
-
-/// `text` with a name that holds a secret replaced by a note.
-fn hide_name(candidate: &Candidate, text: &str) -> String {
-    match secret_note(&candidate.name) {
-        Some(note) if !candidate.name.is_empty() => text.replace(&candidate.name, &note),
-        _ => text.to_string(),
-    }
 }

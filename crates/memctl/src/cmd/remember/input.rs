@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use anyhow::Context;
-use mdagent::remember::Parsed;
+use mdagent::remember::{Parsed, input};
 use mdstore::write::Candidate;
 
 use crate::cli::RememberArgs;
@@ -17,7 +17,7 @@ pub fn candidate_from_args(args: &RememberArgs) -> anyhow::Result<Candidate> {
     };
     let name = match (&args.name, &args.description) {
         (Some(name), _) => name.clone(),
-        (None, Some(description)) => name_from_description(description),
+        (None, Some(description)) => input::name_from_description(description),
         (None, None) => {
             return Err(Failure::bad_input("remember needs --name (or a --description to derive one from)")
                 .with_hint("memctl remember --name prefer-pytest --type feedback --description \"Tests use pytest\" \"New tests use pytest.\"")
@@ -53,17 +53,6 @@ fn read_stdin(what: &str) -> anyhow::Result<String> {
         Some(rest) => rest.to_string(),
         None => text,
     })
-}
-
-/// A name from the first words of a description: `Tests use pytest` → `tests-use-pytest`.
-fn name_from_description(description: &str) -> String {
-    let words: Vec<String> = description
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(6)
-        .map(str::to_lowercase)
-        .collect();
-    words.join("-").chars().take(60).collect()
 }
 
 /// The candidates of `--from-json FILE|-`: an array of objects, or one
