@@ -86,6 +86,9 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
     if let Some(e) = error.downcast_ref::<LockError>() {
         return lock_error(e);
     }
+    if let Some(e) = error.downcast_ref::<crate::lifecycle::review::ReviewError>() {
+        return explain(e.wrapped());
+    }
     if let Some(e) = error.downcast_ref::<extract::run::ExtractError>() {
         return match e.wrapped() {
             Some(wrapped) => explain(wrapped),

@@ -49,3 +49,16 @@ pub fn catalog_kept_message(kept: &std::path::Path) -> String {
         kept.display()
     )
 }
+
+/// A face that runs `remember`'s batch as it shows batches (the CLI's
+/// plans and reports), for a use case that decides a batch's options and
+/// hands it candidates (`extract`, `review`).
+pub trait Batches: Tell {
+    /// Runs [`crate::remember::run_batch`] on `parsed` as `batch` says,
+    /// with this face's way of showing and reporting it.
+    fn batch(
+        &self,
+        batch: &crate::remember::Batch,
+        parsed: Vec<crate::remember::Parsed>,
+    ) -> Result<crate::remember::Done, crate::write_failure::WriteFailure>;
+}

@@ -4,7 +4,7 @@
 //! proposed, then either handed to `remember`'s batch with every guard of
 //! SPEC §6, or (`--pending`, the after-session job) those that pass kept
 //! for `memctl review`, with `[extract] auto_accept` saving the user's own
-//! words at once. The face runs the batches ([`ExtractFace::batch`]: it
+//! words at once. The face runs the batches ([`Batches::batch`]: it
 //! shows their plans and reports) and renders the rest.
 
 use std::path::Path;
@@ -14,12 +14,12 @@ use crate::extract::origin::{Judged, Origin};
 use crate::extract::propose::{ProposeError, Proposed, propose};
 use crate::extract::transcript::{self, TranscriptError};
 use crate::extract::{answer, request};
-use crate::face::Tell;
+use crate::face::{Batches, Tell};
 use crate::lifecycle::after_session::{self, Outcome, Tally};
 use crate::lifecycle::pending::{self, PendingError, Waiting};
 use crate::model::cmd::{ModelCmdError, OUTPUT_HELD_HINT};
 use crate::model::source::{self as model_source, ModelCommand};
-use crate::remember::{Batch, Done};
+use crate::remember::Batch;
 use crate::remember::{Parsed, label_candidate};
 use crate::repeats::Retargeted;
 use crate::stores::{self, StoreError, WriteTarget};
@@ -44,13 +44,6 @@ pub struct ExtractRequest<'a> {
     pub commit: bool,
     /// Someone is there to confirm the candidates.
     pub can_confirm: bool,
-}
-
-/// What extraction needs from its face beside [`Tell`].
-pub trait ExtractFace: Tell {
-    /// Runs `remember`'s batch on `parsed` (candidates read from the
-    /// session `label` names), showing and reporting it as this face does.
-    fn batch(&self, batch: &Batch, parsed: Vec<Parsed>) -> Result<Done, WriteFailure>;
 }
 
 /// What an extraction came to.
@@ -138,7 +131,7 @@ impl ExtractError {
 /// included, is recorded for the next session start.
 pub fn run(
     config: &Config,
-    face: &dyn ExtractFace,
+    face: &dyn Batches,
     request: &ExtractRequest<'_>,
 ) -> Result<Extracted, ExtractError> {
     let result = extract(config, face, request);
@@ -157,7 +150,7 @@ pub fn run(
 
 fn extract(
     config: &Config,
-    face: &dyn ExtractFace,
+    face: &dyn Batches,
     request: &ExtractRequest<'_>,
 ) -> Result<Extracted, ExtractError> {
     let target = stores::write_target(config, stores::default_scope(config));
@@ -246,7 +239,7 @@ fn extract(
 /// unseen into memory).
 fn keep_pending(
     config: &Config,
-    face: &dyn ExtractFace,
+    face: &dyn Batches,
     request: &ExtractRequest<'_>,
     root: &Path,
     shown: &str,

@@ -4,7 +4,8 @@
 //! `dream --auto` when memories pile up, with what they did said at the
 //! next session start ([`reports`]). The after-session work starts at
 //! [`session_end`]: a job ([`after_session`]) whose candidates wait for
-//! `memctl review` ([`pending`]).
+//! `memctl review` ([`pending`]), which accepts or discards them
+//! ([`review`]).
 //!
 //! Everything here is cheap enough to run in a hook that a prompt waits
 //! for: a look at a lock and a stamp per store, a small file read for the
@@ -16,6 +17,7 @@ pub mod autostart;
 pub mod jobs;
 pub mod pending;
 pub mod reports;
+pub mod review;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

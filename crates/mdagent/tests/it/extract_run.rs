@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mdagent::Kind;
-use mdagent::extract::run::{self as extract, ExtractError, ExtractFace, ExtractRequest};
-use mdagent::face::{Ask, Tell};
+use mdagent::extract::run::{self as extract, ExtractError, ExtractRequest};
+use mdagent::face::{Ask, Batches, Tell};
 use mdagent::lifecycle::after_session::Outcome;
 use mdagent::lifecycle::pending;
 use mdagent::remember::{self, Batch, Done, Item, Parsed};
@@ -49,7 +49,7 @@ impl remember::Face for Face<'_> {
     }
 }
 
-impl ExtractFace for Face<'_> {
+impl Batches for Face<'_> {
     fn batch(&self, batch: &Batch, parsed: Vec<Parsed>) -> Result<Done, WriteFailure> {
         self.batches.borrow_mut().push((batch.yes, batch.dry_run));
         remember::run_batch(self.config, self, batch, parsed)

@@ -14,6 +14,7 @@ mod extract_run;
 mod forget;
 mod history;
 mod remember;
+mod review;
 mod search;
 mod status;
 mod support;

@@ -4,7 +4,8 @@
 //! candidates.
 
 use mdagent::Config;
-use mdagent::extract::run::{self as use_case, ExtractFace, ExtractRequest};
+use mdagent::extract::run::{self as use_case, ExtractRequest};
+use mdagent::face::Batches;
 use mdagent::lifecycle::after_session::Outcome;
 use mdagent::remember::{self, Done, Parsed};
 use mdagent::write_failure::WriteFailure;
@@ -56,7 +57,7 @@ impl mdagent::face::Tell for Face<'_> {
     }
 }
 
-impl ExtractFace for Face<'_> {
+impl Batches for Face<'_> {
     fn batch(&self, batch: &remember::Batch, parsed: Vec<Parsed>) -> Result<Done, WriteFailure> {
         let shown = ui::shown_path(&self.args.transcript);
         let batch = Batch {

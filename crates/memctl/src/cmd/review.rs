@@ -7,20 +7,23 @@
 //! every guard, as `inferred`: the store may have changed since it was
 //! found, so it is classified again now. What is decided is kept for the
 //! session's text, so a session that ends again does not bring it back.
+//! Reading them again, accepting and discarding are
+//! `mdagent::lifecycle::review`'s; this face shows, asks and edits.
 
 use serde_json::{Value, json};
 
 use mdagent::Config;
-use mdagent::lifecycle::pending::{self, Decision, Entry};
-use mdagent::remember::{Parsed, Unreadable, label_candidate};
-use mdagent::repeats::{self, Retargeted};
-use mdagent::stores::{self, Scope, WriteTarget};
-use mdstore::Source;
+use mdagent::face::Batches;
+use mdagent::lifecycle::pending::Entry;
+use mdagent::lifecycle::review::{self, Review};
+use mdagent::remember::{self as use_case, Done, Parsed};
+use mdagent::repeats::Retargeted;
+use mdagent::write_failure::WriteFailure;
 use mdstore::write::candidate_from_json;
 
 use crate::cli::ReviewArgs;
-use crate::cmd::remember::{self, Batch};
-use crate::failure::{Exit, Failure};
+use crate::cmd::remember::{self, Batch, run_done};
+use crate::failure::{Exit, Failure, exit_of};
 use crate::ui::{self, Ui};
 use mdagent::Kind;
 
@@ -32,29 +35,23 @@ enum Choice {
     Quit,
 }
 
-/// Where the candidates of a run are kept, and for which store.
+/// A run of the review: the candidates and how to show them.
 struct Place<'a> {
     config: &'a Config,
+    ui: &'a Ui,
     args: &'a ReviewArgs,
-    scope: Scope,
-    root: std::path::PathBuf,
+    review: Review,
 }
 
 pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
-    let scope = stores::default_scope(config);
-    let target = stores::write_target(config, scope)?;
-    mdagent::extract::run::warn_of_store_settings(config, ui, Some(&target));
-    let root = match &target {
-        WriteTarget::Existing(scoped) => scoped.store.root().to_path_buf(),
-        WriteTarget::Missing { dir, .. } => dir.clone(),
-    };
+    let review = review::open(config, ui)?;
     let place = Place {
         config,
+        ui,
         args: &args,
-        scope,
-        root,
+        review,
     };
-    let entries = pending::load(place.config, &place.root)?;
+    let entries = &place.review.entries;
     if entries.is_empty() {
         ui.note("No candidates wait for review.");
         if args.json {
@@ -63,10 +60,11 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Ok);
     }
     if args.yes {
-        return accept_all(ui, &place, &entries);
+        let done = place.review.accept_all(config, &place, args.commit)?;
+        return Ok(done.kind().map_or(Exit::Ok, exit_of));
     }
     if args.json {
-        let (exit, _, rows) = classify(ui, &place, &entries)?;
+        let (exit, _, rows) = classify(ui, &place, entries)?;
         ui::print_json(&rows)?;
         return Ok(exit);
     }
@@ -86,7 +84,7 @@ pub fn run(config: &Config, ui: &Ui, args: ReviewArgs) -> anyhow::Result<Exit> {
             break;
         }
     }
-    let left = pending::load(place.config, &place.root)?.len();
+    let left = place.review.left(config)?;
     if left > 0 {
         ui.note(&format!(
             "{} still wait; run `memctl review` again.",
@@ -104,7 +102,7 @@ fn classify(
     place: &Place<'_>,
     entries: &[Entry],
 ) -> anyhow::Result<(Exit, Vec<&'static str>, Vec<Value>)> {
-    let (parsed, retargeted) = parse_all(place, entries);
+    let (parsed, retargeted) = place.review.parse_all(place.config, entries);
     let batch = Batch {
         rows_only: true,
         ..batch(place, true)
@@ -119,24 +117,6 @@ fn classify(
     Ok((exit, statuses, rows))
 }
 
-/// `--yes`: every candidate accepted through every guard; what was settled
-/// stops waiting and is kept as decided.
-fn accept_all(ui: &Ui, place: &Place<'_>, entries: &[Entry]) -> anyhow::Result<Exit> {
-    let (parsed, _) = parse_all(place, entries);
-    let (exit, statuses) = remember::run_batch(place.config, ui, &batch(place, false), parsed)?;
-    let mut done = Vec::new();
-    for (entry, status) in entries.iter().zip(&statuses) {
-        if is_settled(status) {
-            if matches!(*status, "saved" | "noop") {
-                pending::decide(place.config, &place.root, entry, Decision::Accepted)?;
-            }
-            done.push(entry.key.clone());
-        }
-    }
-    pending::remove(place.config, &place.root, &done)?;
-    Ok(exit)
-}
-
 /// One candidate on a terminal: what it is and would do, then accepted,
 /// discarded, edited (and shown again) or left for later. `false` when the
 /// person quits.
@@ -148,7 +128,9 @@ fn review_one(
 ) -> anyhow::Result<bool> {
     let mut current = entry.clone();
     loop {
-        let (parsed, retargeted) = parse_all(place, std::slice::from_ref(&current));
+        let (parsed, retargeted) = place
+            .review
+            .parse_all(place.config, std::slice::from_ref(&current));
         ui.note(&header(&current, retargeted[0].as_ref(), n, of));
         let (_, statuses, rows) = remember::run_batch_rows(
             place.config,
@@ -161,27 +143,20 @@ fn review_one(
         )?;
         if statuses.first() != Some(&"dry-run") {
             // Refused, or already stored: nothing to accept; said above.
-            pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
+            place.review.forget(place.config, entry)?;
             return Ok(true);
         }
         match ask(rows.first())? {
             Choice::Accept => {
                 let (_, statuses) =
                     remember::run_batch(place.config, ui, &batch(place, false), parsed)?;
-                if statuses.first().is_some_and(|s| is_settled(s)) {
-                    if statuses
-                        .first()
-                        .is_some_and(|s| matches!(*s, "saved" | "noop"))
-                    {
-                        pending::decide(place.config, &place.root, entry, Decision::Accepted)?;
-                    }
-                    pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
+                if let Some(status) = statuses.first() {
+                    place.review.accepted(place.config, entry, status)?;
                 }
                 return Ok(true);
             }
             Choice::Discard => {
-                pending::decide(place.config, &place.root, entry, Decision::Skipped)?;
-                pending::remove(place.config, &place.root, std::slice::from_ref(&entry.key))?;
+                place.review.discard(place.config, entry)?;
                 return Ok(true);
             }
             Choice::Edit => {
@@ -205,7 +180,7 @@ fn header(entry: &Entry, retargeted: Option<&Retargeted>, n: usize, of: usize) -
         ui::shown(&entry.from),
         origin_said(entry)
     );
-    let (record, proposed) = repeat_of(entry, retargeted);
+    let (record, proposed) = review::repeat_of(entry, retargeted);
     if let (Some(record), Some(proposed)) = (record, proposed) {
         text += &format!(
             " The model named it {}; it says again what {} says, so accepting it updates {}.",
@@ -237,19 +212,10 @@ fn origin_said(entry: &Entry) -> String {
     }
 }
 
-/// The record the entry repeats and the name the model gave it: found now,
-/// else when it was found.
-fn repeat_of(entry: &Entry, now: Option<&Retargeted>) -> (Option<String>, Option<String>) {
-    match now {
-        Some(r) => (Some(r.record.clone()), Some(r.proposed.clone())),
-        None => (entry.repeats.clone(), entry.proposed_name.clone()),
-    }
-}
-
 /// A `remember` row with what the entry says and where it came from.
 fn described(mut row: Value, entry: &Entry, now: Option<&Retargeted>) -> Value {
     let candidate = &entry.candidate;
-    let (record, proposed) = repeat_of(entry, now);
+    let (record, proposed) = review::repeat_of(entry, now);
     let extra = json!({
         "key": entry.key,
         "from": entry.from,
@@ -338,47 +304,41 @@ fn edit(config: &Config, ui: &Ui, entry: &Entry) -> anyhow::Result<Option<Value>
     }
 }
 
+/// The review's batch as the command line shows it.
 fn batch(place: &Place<'_>, dry_run: bool) -> Batch {
+    cli_batch(
+        &place.review.batch(dry_run, place.args.commit),
+        place.args.json,
+    )
+}
+
+fn cli_batch(batch: &use_case::Batch, json: bool) -> Batch {
     Batch {
-        scope: Some(place.scope),
-        yes: !dry_run,
-        dry_run,
-        commit: place.args.commit,
-        json: place.args.json,
+        scope: batch.scope,
+        yes: batch.yes,
+        dry_run: batch.dry_run,
+        commit: batch.commit,
+        json,
         ..Batch::from_json("the pending candidates".to_string())
     }
 }
 
-/// The entries read again as `remember --from-json` reads candidates, each
-/// that repeats a record (now) proposed under its name.
-fn parse_all(place: &Place<'_>, entries: &[Entry]) -> (Vec<Parsed>, Vec<Option<Retargeted>>) {
-    let mut parsed: Vec<Parsed> = entries
-        .iter()
-        .enumerate()
-        .map(|(n, e)| parse(n, e))
-        .collect();
-    let stores_now = stores::read_stores(place.config).unwrap_or_default();
-    let retargeted = repeats::retarget(&stores_now, place.scope, &mut parsed);
-    (parsed, retargeted)
+impl mdagent::face::Tell for Place<'_> {
+    fn note(&self, text: &str) {
+        self.ui.note(text);
+    }
+    fn warn(&self, text: &str) {
+        self.ui.warn(text);
+    }
 }
 
-/// A waiting candidate read again as `remember --from-json` reads one; it
-/// is `inferred` whatever the file says (a model proposed it).
-fn parse(n: usize, entry: &Entry) -> Parsed {
-    let name = mdstore::write::json_name(&entry.candidate)
-        .unwrap_or_default()
-        .to_string();
-    let mut candidate = candidate_from_json(&entry.candidate).map_err(|e| Unreadable {
-        message: format!("{}: {e}", label_candidate(n, Some(&name))),
-        name: name.clone(),
-        dropped: false,
-    })?;
-    candidate.source = Some(Source::Inferred);
-    Ok(candidate)
-}
-
-/// Saved, already stored, refused or set aside: nothing more to decide.
-/// A conflict or a failed write leaves it waiting.
-fn is_settled(status: &str) -> bool {
-    matches!(status, "saved" | "noop" | "refused" | "dropped")
+impl Batches for Place<'_> {
+    fn batch(&self, batch: &use_case::Batch, parsed: Vec<Parsed>) -> Result<Done, WriteFailure> {
+        run_done(
+            self.config,
+            self.ui,
+            &cli_batch(batch, self.args.json),
+            parsed,
+        )
+    }
 }
