@@ -95,7 +95,7 @@ pub fn read(path: &Path, max: u64) -> Result<Option<Vec<u8>>, ReadError> {
 pub fn open_regular(path: &Path) -> io::Result<File> {
     let file = open_no_follow(path).map_err(|e| {
         if followed_a_link(&e) {
-            not_regular("a symbolic link")
+            not_regular(LINK)
         } else {
             e
         }
@@ -123,6 +123,16 @@ pub fn is_not_regular(error: &io::Error) -> bool {
         .is_some_and(|inner| inner.is::<NotRegular>())
 }
 
+/// Whether an error of [`open_regular`] says the path was a symbolic link.
+pub fn is_link(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<NotRegular>())
+        .is_some_and(|not_regular| not_regular.0 == LINK)
+}
+
+const LINK: &str = "a symbolic link";
+
 #[derive(Debug, thiserror::Error)]
 #[error("{0}; memctl reads only regular files here")]
 struct NotRegular(&'static str);
@@ -143,7 +153,7 @@ fn open_no_follow(path: &Path) -> io::Result<File> {
 #[cfg(not(unix))]
 fn open_no_follow(path: &Path) -> io::Result<File> {
     if fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return Err(not_regular("a symbolic link"));
+        return Err(not_regular(LINK));
     }
     File::open(path)
 }

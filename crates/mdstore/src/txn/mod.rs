@@ -329,7 +329,7 @@ impl<'s> Transaction<'s> {
             return Err(EditError::Invalid(rel_path.to_path_buf(), problems));
         }
         let path = self.store.root().join(rel_path);
-        if crate::untrusted::read_regular(&path).ok().as_deref() != Some(started_from) {
+        if self.store.read_inside(&path).ok().as_deref() != Some(started_from) {
             return Err(EditError::Changed(rel_path.to_path_buf()));
         }
         let old_revision = frontmatter::parse(&String::from_utf8_lossy(started_from))

@@ -267,7 +267,7 @@ impl Transaction<'_> {
         };
         for rel_path in files {
             let path = root.join(rel_path);
-            let saved = match crate::untrusted::read_regular(&path) {
+            let saved = match self.store.read_inside(&path) {
                 Ok(bytes) => Some((bytes, Some(fs::metadata(&path)?.permissions()))),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => None,
                 Err(e) => return Err(with_path(e, rel_path)),

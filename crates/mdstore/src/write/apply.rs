@@ -98,7 +98,8 @@ fn forgotten_hash(store: &Store, rel_path: &std::path::Path) -> Result<String, F
             reason: SkipReason::NotUtf8(_) | SkipReason::NulByte(_),
             ..
         }) => {
-            let bytes = crate::untrusted::read_regular(&store.root().join(rel_path))
+            let bytes = store
+                .read_inside(&store.root().join(rel_path))
                 .map_err(ForgetError::Io)?;
             Ok(content_hash("", &String::from_utf8_lossy(&bytes)))
         }

@@ -51,7 +51,8 @@ pub fn plan_merged(
         None => None,
     };
     let old_text = old.as_ref().map(|_| {
-        crate::untrusted::read_regular(&store.root().join(&target.rel_path))
+        store
+            .read_inside(&store.root().join(&target.rel_path))
             .map(|bytes| String::from_utf8(bytes).unwrap_or_default())
             .unwrap_or_default()
     });
