@@ -57,12 +57,12 @@ pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOpti
     let mut claims = Claims::new(records.len());
     expired::gather(records, now, &mut claims, &mut plan);
     let exact = exact::find(records, &mut claims);
-    let prepared = terms::prepare_all(records);
+    let (prepared, bands) = terms::prepare_all(records);
     correction::gather(records, &prepared, &mut claims, &mut plan);
+    drop(prepared);
     // One member of each exact group stands for its copies.
     let standing: Vec<usize> = exact.iter().map(|group| group[0]).collect();
-    let near = near::find(records, &prepared, &standing, options, &claims);
-    drop(prepared);
+    let near = near::find(records, bands, &standing, options, &claims);
     duplicates::propose(records, &exact, &near, &mut claims, &mut plan);
     budget::gather(records, &claims, &mut plan);
     plan
@@ -73,9 +73,9 @@ pub fn gather_with(records: &[DreamRecord], now: Timestamp, options: &GatherOpti
 /// once, in order. For measurements (mddream's `near_eval` example): a
 /// second check of candidate pairs is measured on these.
 pub fn near_candidates(records: &[DreamRecord]) -> Vec<(usize, usize)> {
-    let prepared = terms::prepare_all(records);
+    let (_, bands) = terms::prepare_all(records);
     let all: Vec<usize> = (0..records.len()).collect();
-    near::candidates(records, &prepared, &all)
+    near::candidates(records, &bands, &all)
 }
 
 /// A record that a candidate for memory says again in other words.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::gather::duplicates::NearPair;
 use crate::gather::similar::{Likeness, Screen, may_be_near, near_duplicates};
-use crate::gather::terms::{Prepared, mix, screen_of};
+use crate::gather::terms::{mix, screen_of};
 use crate::gather::{Claims, GatherOptions, in_parallel};
 use crate::records::DreamRecord;
 
@@ -63,51 +63,62 @@ pub(crate) fn signed_features(features: &[u64]) -> Vec<u64> {
         .collect()
 }
 
-/// Every record's band keys ([`band_keys`]).
-pub(crate) fn band_keys_all(features: &[Vec<u64>]) -> Vec<Box<[u64]>> {
+/// A record's bucket in each band; [`NO_BUCKET`] in every band for a
+/// record without features. Inline, one flat vector for the store: no
+/// allocation of its own per record (issue 29).
+pub(crate) type Bands = [u64; BANDS];
+
+/// Every record's band keys ([`band_keys`]), on every core. A record's
+/// features are dropped as soon as its bands are made, so that the two
+/// are not both held whole (issue 29: this is where gathering's memory
+/// peaks).
+pub(crate) fn band_keys_all(mut features: Vec<Vec<u64>>) -> Vec<Bands> {
     let mut records_with: HashMap<u64, u32> = HashMap::new();
-    for f in features {
+    for f in &features {
         for &h in f {
             *records_with.entry(h).or_default() += 1;
         }
     }
-    in_parallel(features, |f| {
-        let rare: Vec<u64> = f
-            .iter()
-            .copied()
-            .filter(|h| records_with.get(h).is_some_and(|&n| n <= RARE_IN_AT_MOST))
-            .collect();
-        band_keys(&rare, f)
-    })
+    let mut keys = vec![[NO_BUCKET; BANDS]; features.len()];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = features.len().div_ceil(threads).max(1);
+    let records_with = &records_with;
+    std::thread::scope(|scope| {
+        for (features, keys) in features.chunks_mut(chunk).zip(keys.chunks_mut(chunk)) {
+            scope.spawn(move || {
+                for (f, keys) in features.iter_mut().zip(keys) {
+                    let f = std::mem::take(f);
+                    let rare: Vec<u64> = f
+                        .iter()
+                        .copied()
+                        .filter(|h| records_with.get(h).is_some_and(|&n| n <= RARE_IN_AT_MOST))
+                        .collect();
+                    band_keys(&rare, &f, keys);
+                }
+            });
+        }
+    });
+    keys
 }
 
 /// A record's bucket in each band: [`RARE_BANDS`] from the MinHash
 /// signature of its `rare` features, then [`ALL_BANDS`] from that of `all`.
-/// Empty for a record without features. Exactly [`BANDS`] long otherwise:
-/// one is kept for every record while gathering.
-fn band_keys(rare: &[u64], all: &[u64]) -> Box<[u64]> {
+/// Left [`NO_BUCKET`] for a record without features.
+fn band_keys(rare: &[u64], all: &[u64], keys: &mut Bands) {
     if all.is_empty() {
-        return Box::default();
+        return;
     }
     let (rare_seeds, all_seeds) = SEEDS.split_at(RARE_BANDS * RARE_ROWS);
-    let mut keys = Vec::with_capacity(BANDS);
-    bands_of(rare, rare_seeds, RARE_ROWS, 0, &mut keys);
-    bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS, &mut keys);
-    keys.into_boxed_slice()
+    let (rare_keys, all_keys) = keys.split_at_mut(RARE_BANDS);
+    bands_of(rare, rare_seeds, RARE_ROWS, 0, rare_keys);
+    bands_of(all, all_seeds, ALL_ROWS, RARE_BANDS, all_keys);
 }
 
-/// Adds to `keys` the bands of the MinHash signature of `features` under
+/// Sets `keys` to the bands of the MinHash signature of `features` under
 /// `seeds`, `rows` hash functions each, numbered from `first`.
-fn bands_of(
-    features: &[u64],
-    seeds: &[(u64, u64)],
-    rows: usize,
-    first: usize,
-    keys: &mut Vec<u64>,
-) {
-    let bands = seeds.len() / rows;
+fn bands_of(features: &[u64], seeds: &[(u64, u64)], rows: usize, first: usize, keys: &mut [u64]) {
     if features.is_empty() {
-        keys.extend(std::iter::repeat_n(NO_BUCKET, bands));
+        keys.fill(NO_BUCKET);
         return;
     }
     let mut signature = vec![u32::MAX; seeds.len()];
@@ -121,13 +132,13 @@ fn bands_of(
             }
         }
     }
-    keys.extend(signature.chunks(rows).enumerate().map(|(band, rows)| {
-        let key = rows.iter().fold(
+    for (key, (band, rows)) in keys.iter_mut().zip(signature.chunks(rows).enumerate()) {
+        let hashed = rows.iter().fold(
             mix((first + band) as u64),
             |acc, &h| mix(acc ^ u64::from(h)),
         );
-        key.max(1)
-    }));
+        *key = hashed.max(1);
+    }
 }
 
 /// One (multiplier, increment) per hash function, fixed so plans are
@@ -145,7 +156,7 @@ static SEEDS: std::sync::LazyLock<[(u64, u64); SIGNATURE_LEN]> = std::sync::Lazy
 /// order.
 pub(crate) fn find(
     records: &[DreamRecord],
-    prepared: &[Prepared],
+    bands: Vec<Bands>,
     also: &[usize],
     options: &GatherOptions,
     claims: &Claims,
@@ -153,7 +164,8 @@ pub(crate) fn find(
     let mut compared: Vec<usize> = (0..records.len()).filter(|&i| claims.is_free(i)).collect();
     compared.extend_from_slice(also);
     compared.sort_unstable();
-    let candidates = candidates(records, prepared, &compared);
+    let candidates = candidates(records, &bands, &compared);
+    drop(bands);
     let screens = screens(records, &candidates);
     // Judged on every core, each taking a run of first records.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -241,20 +253,20 @@ fn judge(
 /// in some band, each pair once, in order.
 pub(crate) fn candidates(
     records: &[DreamRecord],
-    prepared: &[Prepared],
+    bands: &[Bands],
     compared: &[usize],
 ) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     let mut deduplicated = 0;
     // (bucket, record) of one band, sorted so that a bucket is a run.
     let mut members: Vec<(u64, u32)> = Vec::with_capacity(compared.len());
+    // Band by band across the records: each band's buckets are one sorted vector.
+    #[expect(clippy::needless_range_loop, reason = "`band` indexes each record's bands")]
     for band in 0..BANDS {
         members.clear();
         for &i in compared {
             let record = &records[i];
-            let (Some(kind), Some(&key)) =
-                (record.record.meta.record_type, prepared[i].bands.get(band))
-            else {
+            let (Some(kind), key) = (record.record.meta.record_type, bands[i][band]) else {
                 continue;
             };
             if key != NO_BUCKET {

@@ -14,7 +14,7 @@ use mdstore::markdown;
 use mdwords::{Segment, cjk_words, index_text, is_cjk, normalize, segments};
 
 use crate::gather::in_parallel;
-use crate::gather::near::{band_keys_all, signed_features};
+use crate::gather::near::{Bands, band_keys_all, signed_features};
 use crate::gather::similar::{Likeness, Screen};
 use crate::records::DreamRecord;
 
@@ -313,23 +313,18 @@ pub(crate) struct Prepared {
     pub(crate) words: usize,
     /// Whether the record has any value.
     pub(crate) has_values: bool,
-    /// The record's bucket in each band of the near-duplicate search
-    /// (empty for a record without words).
-    pub(crate) bands: Box<[u64]>,
 }
 
-/// [`Prepared`] for every record, spread over the machine's cores.
-pub(crate) fn prepare_all(records: &[DreamRecord]) -> Vec<Prepared> {
-    let (mut prepared, features): (Vec<Prepared>, Vec<Vec<u64>>) =
+/// [`Prepared`] for every record, and its buckets in the bands of the
+/// near-duplicate search, spread over the machine's cores.
+pub(crate) fn prepare_all(records: &[DreamRecord]) -> (Vec<Prepared>, Vec<Bands>) {
+    let (prepared, features): (Vec<Prepared>, Vec<Vec<u64>>) =
         in_parallel(records, prepare).into_iter().unzip();
-    for (p, bands) in prepared.iter_mut().zip(band_keys_all(&features)) {
-        p.bands = bands;
-    }
-    prepared
+    (prepared, band_keys_all(features))
 }
 
-/// A record's [`Prepared`] (its bands still empty) and the features its
-/// near-duplicate signature is made of.
+/// A record's [`Prepared`] and the features its near-duplicate signature
+/// is made of.
 fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
     let description_text = record.record.meta.description.as_deref().unwrap_or("");
     let description = Terms::of(description_text);
@@ -350,7 +345,6 @@ fn prepare(record: &DreamRecord) -> (Prepared, Vec<u64>) {
         masked_key,
         words,
         has_values: words < masked.len(),
-        bands: Box::default(),
     };
     (prepared, signed_features(likeness.features()))
 }
