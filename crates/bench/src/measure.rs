@@ -68,7 +68,28 @@ pub struct SizeRow {
     pub search_cold: Duration,
     pub search_watched: Duration,
     pub ripgrep: Option<Duration>,
+    /// The 1-minute load average after the search rounds.
+    pub load: String,
     pub hits: usize,
+}
+
+/// Rounds of [`Bench::search_against_baselines`].
+const SEARCH_ROUNDS: usize = 9;
+
+/// Search without a watcher and its baselines, measured in the same rounds.
+struct Against {
+    search: Duration,
+    ripgrep: Option<Duration>,
+    stat_floor: Duration,
+    load: String,
+}
+
+/// The 1-minute load average (`/proc/loadavg`), "n/a" where there is none.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "n/a".to_string())
 }
 
 fn find_program(name: &str) -> Option<PathBuf> {
@@ -197,19 +218,36 @@ impl Bench {
         Ok(text.lines().last().and_then(|l| l.trim().parse().ok()))
     }
 
-    fn ripgrep(&self, store: &Path) -> anyhow::Result<Option<Duration>> {
-        let Some(rg) = &self.rg else { return Ok(None) };
-        let samples = (0..5)
-            .map(|_| {
+    /// `memctl search` without a watcher, `rg -l -i` and the stat floor,
+    /// one run of each per round: on a shared machine the load then falls on
+    /// the three alike, and their ratios are what one run can tell (issue
+    /// 29). Medians of [`SEARCH_ROUNDS`], and the 1-minute load average
+    /// after the rounds.
+    fn search_against_baselines(&self, store: &Path, query: &[&str]) -> anyhow::Result<Against> {
+        let mut samples = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..SEARCH_ROUNDS {
+            samples.0.push(self.time_once(self.command(store, query))?);
+            if let Some(rg) = &self.rg {
                 let mut command = Command::new(rg);
                 command
                     .args(["-l", "-i", generate::MARKER])
                     .arg(store)
                     .stdout(Stdio::null());
-                self.time_once(command)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(Some(median(samples)))
+                samples.1.push(self.time_once(command)?);
+            }
+            let mut command = Command::new("find");
+            command
+                .arg(store)
+                .args(["-printf", "%p %s %T@ %C@ %i\\n"])
+                .stdout(Stdio::null());
+            samples.2.push(self.time_once(command)?);
+        }
+        Ok(Against {
+            search: median(samples.0),
+            ripgrep: (!samples.1.is_empty()).then(|| median(samples.1)),
+            stat_floor: median(samples.2),
+            load: load_average(),
+        })
     }
 
     /// The floor: the same files read and inserted straight into a bare FTS5
@@ -257,23 +295,6 @@ impl Bench {
         Ok(Some(median(samples)))
     }
 
-    /// `find STORE -printf` of each entry's path, size, times and inode: the
-    /// cost of listing the folder and reading every file's status on one
-    /// thread, the least a freshness walk must do (median of 7).
-    fn stat_floor(&self, store: &Path) -> anyhow::Result<Duration> {
-        let samples = (0..7)
-            .map(|_| {
-                let mut command = Command::new("find");
-                command
-                    .arg(store)
-                    .args(["-printf", "%p %s %T@ %C@ %i\\n"])
-                    .stdout(Stdio::null());
-                self.time_once(command)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(median(samples))
-    }
-
     /// Starts `memctl watch` and waits until it says it is ready.
     fn start_watcher(&self, store: &Path) -> anyhow::Result<Child> {
         let mut command = self.command(store, &["watch"]);
@@ -318,10 +339,8 @@ impl Bench {
         eprintln!("search");
         let query = ["search", "--scope", "workspace", generate::MARKER];
         self.median(1, &store, &query)?;
-        let search_cold = self.median(7, &store, &query)?;
+        let against = self.search_against_baselines(&store, &query)?;
         let hits = self.hits(&store)?;
-        let ripgrep = self.ripgrep(&store)?;
-        let stat_floor = self.stat_floor(&store)?;
         let mut watcher = self.start_watcher(&store)?;
         let search_watched = self.median(15, &store, &query);
         let _ = watcher.kill();
@@ -371,10 +390,11 @@ impl Bench {
             reindex_rss_kib,
             floor,
             python_floor,
-            stat_floor,
-            search_cold,
+            stat_floor: against.stat_floor,
+            search_cold: against.search,
             search_watched,
-            ripgrep,
+            ripgrep: against.ripgrep,
+            load: against.load,
             hits,
         })
     }
@@ -449,18 +469,21 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
          same folder, and against the stat floor: `find DIR -printf` of every entry's size, times and inode (listing \
          the folder and reading each file's status on one thread). Ratios are memctl / baseline, lower is faster. \
          Targets: without a watcher at most 0.67x ripgrep at 10,000 records; with a watcher at least 20x faster \
-         than ripgrep at 100,000.\n",
-        marker = generate::MARKER
+         than ripgrep at 100,000. memctl without a watcher, ripgrep and the stat floor run in turn, one run of each \
+         per round ({rounds} rounds, medians), so that a busy machine slows the three alike; *load* is the \
+         1-minute load average after the rounds.\n",
+        marker = generate::MARKER,
+        rounds = SEARCH_ROUNDS
     );
     let _ = writeln!(
         out,
-        "| records | hits | no watcher (store compared first) | live watcher | `rg -l -i` | stat floor | no watcher / rg | no watcher / stat floor | watcher / rg |\n|---|---|---|---|---|---|---|---|---|"
+        "| records | hits | no watcher (store compared first) | live watcher | `rg -l -i` | stat floor | no watcher / rg | no watcher / stat floor | watcher / rg | load |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     for r in rows {
         let against_rg = |d: Duration| r.ripgrep.map_or("n/a".to_string(), |rg| ratio(d, rg));
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.records,
             r.hits,
             secs(r.search_cold),
@@ -469,7 +492,8 @@ pub fn size_tables(rows: &[SizeRow]) -> String {
             secs(r.stat_floor),
             against_rg(r.search_cold),
             ratio(r.search_cold, r.stat_floor),
-            against_rg(r.search_watched)
+            against_rg(r.search_watched),
+            r.load
         );
     }
     out
