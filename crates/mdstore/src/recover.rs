@@ -62,7 +62,7 @@ pub fn before_view(store: &Store) -> io::Result<Recovered> {
     };
     let snapshot = Snapshot::from_journal(store.root(), &bytes).map_err(|e| named(&path, e))?;
     snapshot
-        .put_back(store.root())
+        .put_back(store)
         .map_err(|(rel_path, e)| named(&store.root().join(rel_path), e))?;
     atomic::remove_file(&path)?;
     recovered.changed.extend(

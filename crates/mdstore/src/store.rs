@@ -9,6 +9,7 @@ use std::time::UNIX_EPOCH;
 use crate::frontmatter::{self, HeaderEnd};
 use crate::record::{Meta, Problem, Record, RecordType, Source};
 
+mod open;
 mod quick;
 pub use quick::{Met, QuickWalk, RecordStat};
 
@@ -238,31 +239,6 @@ impl Store {
                 .is_ok_and(|target| target.is_dir() && !target.starts_with(&self.root))
     }
 
-    /// Opens a file inside the store for reading, as records are read: a
-    /// regular file, or a symbolic link that resolves to one inside the
-    /// store (SPEC §2), never a pipe and never a link out of the store, even
-    /// one put in the file's place since a walk looked at it.
-    fn open_record(&self, path: &Path) -> io::Result<fs::File> {
-        match crate::untrusted::open_regular(path) {
-            Err(e) if crate::untrusted::is_link(&e) => {
-                let target = fs::canonicalize(path)?;
-                if !target.starts_with(&self.root) {
-                    return Err(io::Error::other(SkipReason::SymlinkOutside.to_string()));
-                }
-                crate::untrusted::open_regular(&target)
-            }
-            opened => opened,
-        }
-    }
-
-    /// The whole of a file inside the store, opened as [`Store::read_record`]
-    /// opens a record: for a write's second look at a record it read.
-    pub fn read_inside(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        self.open_record(path)?.read_to_end(&mut bytes)?;
-        Ok(bytes)
-    }
-
     /// Stats one record path (relative to the root) the way [`Store::walk`]
     /// does. `Ok(None)` when the file does not exist (any more).
     pub fn stat(&self, rel_path: &Path) -> Result<Option<FileEntry>, SkipReason> {
@@ -351,12 +327,9 @@ impl Store {
             rel_path: entry.rel_path.clone(),
             reason,
         };
-        let bytes = read_capped(
-            self.open_record(&self.root.join(&entry.rel_path)),
-            entry.size,
-            MAX_RECORD_BYTES as usize,
-        )
-        .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let bytes = self
+            .read_record_bytes(&self.root.join(&entry.rel_path), entry.size)
+            .map_err(skipped)?;
         let text = decode(&bytes).map_err(skipped)?;
         Ok(build_record(entry, text))
     }
@@ -369,9 +342,7 @@ impl Store {
             reason,
         };
         let path = self.root.join(rel_path);
-        let mut file = self
-            .open_record(&path)
-            .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
+        let mut file = self.open_record(&path).map_err(skipped)?;
         let mut bytes = vec![0; HEADER_PREFIX_BYTES];
         let filled = read_full(&mut file, &mut bytes)
             .map_err(|e| skipped(SkipReason::Unreadable(e.to_string())))?;
@@ -524,20 +495,6 @@ fn read_full(file: &mut fs::File, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(filled)
-}
-
-/// Reads a file of about `expected` bytes, at most `cap`. Sizing the buffer
-/// from the stat makes it two reads, not the eight that growing one from
-/// empty costs (measured on 1 KB records).
-fn read_capped(file: io::Result<fs::File>, expected: u64, cap: usize) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::with_capacity((expected as usize).min(cap) + 1);
-    file?.take(cap as u64 + 1).read_to_end(&mut bytes)?;
-    if bytes.len() > cap {
-        return Err(io::Error::other(format!(
-            "grew past {cap} bytes while being read"
-        )));
-    }
-    Ok(bytes)
 }
 
 fn decode(bytes: &[u8]) -> Result<&str, SkipReason> {

@@ -106,16 +106,6 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-/// The whole of the regular file at `path`, opened as [`open_regular`]
-/// opens it: for files inside a store that memctl already knows to be
-/// records (or its own), read again during a write, where a link or a pipe
-/// put in their place must not be followed or waited on.
-pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    open_regular(path)?.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 /// Whether an error of [`open_regular`] says the path was not a regular file.
 pub fn is_not_regular(error: &io::Error) -> bool {
     error

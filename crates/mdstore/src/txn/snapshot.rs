@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::Store;
 use crate::atomic;
 use crate::view::StoreView;
 
@@ -58,10 +59,11 @@ impl Snapshot {
         self.files.iter().map(|f| f.rel_path.as_path())
     }
 
-    /// Puts every file back as it was in the store at `root` (removing
-    /// those that did not exist and new files in its folders). Every file
-    /// is tried; the first failure is returned with its path.
-    pub(crate) fn put_back(&self, root: &Path) -> Result<(), (PathBuf, io::Error)> {
+    /// Puts every file back as it was in `store` (removing those that did
+    /// not exist and new files in its folders). Every file is tried; the
+    /// first failure is returned with its path.
+    pub(crate) fn put_back(&self, store: &Store) -> Result<(), (PathBuf, io::Error)> {
+        let root = store.root();
         let mut first_error = None;
         let mut note = |rel_path: &Path, result: io::Result<()>| {
             if let Err(e) = result {
@@ -72,7 +74,7 @@ impl Snapshot {
             note(&folder.rel_path, restore_folder(root, folder));
         }
         for file in &self.files {
-            note(&file.rel_path, restore_file(root, file));
+            note(&file.rel_path, restore_file(store, file));
         }
         first_error.map_or(Ok(()), Err)
     }
@@ -304,7 +306,7 @@ impl Transaction<'_> {
     /// Every file is tried; the first failure is returned with its path.
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), (PathBuf, io::Error)> {
         let root = self.store.root().to_path_buf();
-        let restored = snapshot.put_back(&root);
+        let restored = snapshot.put_back(self.store);
         self.view = StoreView::load(self.store);
         for file in &snapshot.files {
             if self
@@ -334,12 +336,14 @@ impl Transaction<'_> {
     }
 }
 
-fn restore_file(root: &Path, file: &SavedFile) -> io::Result<()> {
-    let path = root.join(&file.rel_path);
+fn restore_file(store: &Store, file: &SavedFile) -> io::Result<()> {
+    let path = store.root().join(&file.rel_path);
     match &file.saved {
         None => atomic::remove_file(&path),
         Some((bytes, permissions)) => {
-            if crate::untrusted::read_regular(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            // Read as the snapshot read it: a record that is a link inside
+            // the store, unchanged, stays a link.
+            if store.read_inside(&path).ok().as_deref() != Some(bytes.as_slice()) {
                 atomic::write_file(&path, bytes)?;
             }
             match permissions {

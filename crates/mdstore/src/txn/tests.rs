@@ -617,3 +617,49 @@ fn merged_record_keeps_the_earliest_created_of_its_sources() {
     assert!(text.contains("created: 2020-05-06T07:08:09Z\n"), "{text}");
     assert!(text.contains(&format!("updated: {NOW}\n")), "{text}");
 }
+
+/// A record that is a link inside the store (SPEC §2), untouched by a change
+/// that is rolled back, is still a link afterwards: the restore compares it
+/// read as the snapshot read it, through the link (b8e21024's restore read
+/// it without following and so replaced the link with a copy).
+#[cfg(unix)]
+#[test]
+fn a_rollback_leaves_a_record_linked_inside_the_store_a_link() {
+    let (dir, store) = new_store();
+    fs::create_dir_all(dir.path().join(".shared")).unwrap();
+    fs::write(
+        dir.path().join(".shared/deploy.md"),
+        "---\nname: deploy\ndescription: how we deploy\ntype: project\n---\nmake release\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join(".shared/deploy.md"),
+        dir.path().join("deploy.md"),
+    )
+    .unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("netrc"), "password hunter2\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("netrc"), dir.path().join("out.md")).unwrap();
+
+    let mut txn = begin(&store);
+    let snapshot = txn
+        .snapshot(&[PathBuf::from("deploy.md"), PathBuf::from("b.md")], &[])
+        .unwrap();
+    txn.write(&candidate("b", "about b", "B.\n"), &options(), None)
+        .unwrap();
+    txn.restore(&snapshot).unwrap();
+    txn.commit(&mut ());
+    let kind = fs::symlink_metadata(dir.path().join("deploy.md")).unwrap();
+    assert!(
+        kind.file_type().is_symlink(),
+        "the link was replaced by a copy"
+    );
+    assert!(!dir.path().join("b.md").exists());
+
+    let txn = begin(&store);
+    let refused = txn.snapshot(&[PathBuf::from("out.md")], &[]);
+    assert!(
+        refused.is_err(),
+        "a link out of the store was read into a snapshot"
+    );
+}
