@@ -186,6 +186,34 @@ pub fn rerank_store(
     }
 }
 
+/// The best cosine between `prompt` (the model's embedding of a prompt)
+/// and any record of the store's index, after embedding the records that
+/// have no vector yet (issue 24: how close the prompt comes to what the
+/// store holds, set against how close it comes to ordinary requests).
+/// `Ok(None)` when the index cannot be used as it is (none was built, or
+/// it went away since the search that built it); `Ok(Some(Ok(None)))`
+/// when the store has no record.
+pub fn closest_store(
+    store: &Store,
+    cache_dir: &Path,
+    model: &mdembed::Model,
+    prompt: &mdembed::Embedding,
+) -> Result<Option<std::result::Result<Option<f32>, EmbedFailure>>> {
+    let index = match Index::open_existing(store, cache_dir) {
+        Ok(index) => index,
+        Err(Error::Unusable { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if let Err(failure) = index.refresh_vectors(model)? {
+        return Ok(Some(Err(failure)));
+    }
+    Ok(Some(
+        index
+            .semantic_ranking(model, prompt, "", &[])?
+            .map(|ranking| ranking.first().map(|(_, cosine)| *cosine)),
+    ))
+}
+
 fn search_with(
     store: &Store,
     cache_dir: &Path,

@@ -6,7 +6,7 @@
 use mdindex::Hit;
 use mdindex::relevance::THRESHOLD;
 
-use super::{Ask, ContextError, Recalled, candidates, key, read};
+use super::{Ask, ContextError, Recalled, candidates, key, meaning, read};
 use crate::Config;
 use crate::stores::ScopedStore;
 
@@ -27,6 +27,7 @@ pub fn recall(
     let cache = config.cache_dir();
     let mut per_store: Vec<(&ScopedStore, Vec<Hit>)> = Vec::new();
     let mut in_cache = Vec::new();
+    let mut words_pass = false;
     let limit = candidates(ask.max);
     for scoped in stores {
         let outcome =
@@ -39,18 +40,34 @@ pub fn recall(
             ));
         }
         in_cache.push(outcome.temporary_index.is_none());
-        let relevant = outcome
-            .hits
-            .into_iter()
-            .filter(|hit| {
-                !ask.already_shown
-                    .contains(&key(scoped.scope.as_str(), &hit.id))
-                    && read::is_current(hit, now)
-            })
-            .collect();
-        per_store.push((scoped, relevant));
+        words_pass |= !outcome.hits.is_empty();
+        per_store.push((scoped, outcome.hits));
     }
-    order_by_meaning(config, &mut per_store, &in_cache, prompt, warnings);
+    // A store whose index lives in no cache folder would have every
+    // record embedded again for every prompt: the words decide there.
+    if in_cache.iter().all(|&kept| kept) && !stores.is_empty() {
+        if let Some(model) = crate::semantic::in_force(config, warnings) {
+            judge_by_meaning(
+                config,
+                &mut per_store,
+                &model,
+                query,
+                prompt,
+                words_pass,
+                limit,
+                warnings,
+            );
+        }
+    } else {
+        order_by_meaning(config, &mut per_store, &in_cache, prompt, warnings);
+    }
+    for (scoped, hits) in &mut per_store {
+        hits.retain(|hit| {
+            !ask.already_shown
+                .contains(&key(scoped.scope.as_str(), &hit.id))
+                && read::is_current(hit, now)
+        });
+    }
     // Merged over every candidate, then cut to `max` after reading: a hit
     // whose record has expired (or went away) leaves its place to the next.
     Ok(mdindex::merge_ranked(per_store, candidates(ask.max))
@@ -58,6 +75,109 @@ pub fn recall(
         .filter_map(|(scoped, hit)| read::recalled(scoped, hit, now))
         .take(ask.max)
         .collect())
+}
+
+/// With semantic matching on, whether the prompt deserves any record is
+/// judged by meaning and words together ([`meaning::GATE`]): when it
+/// does, each store's records are those of words and meaning fused (as
+/// `search` ranks them); when it does not, none. When the model or an
+/// index fails (said in `warnings`), the words alone have decided and
+/// `per_store` is as they left it.
+#[allow(clippy::too_many_arguments)]
+fn judge_by_meaning(
+    config: &Config,
+    per_store: &mut [(&ScopedStore, Vec<Hit>)],
+    model: &mdembed::Model,
+    query: &mdindex::query::Query,
+    prompt: &str,
+    words_pass: bool,
+    limit: usize,
+    warnings: &mut Vec<String>,
+) {
+    let stores: Vec<&ScopedStore> = per_store.iter().map(|(scoped, _)| *scoped).collect();
+    match judge(config, &stores, model, query, prompt, words_pass, limit) {
+        Ok(judgement) => {
+            let passes = judgement.passes();
+            for ((_, hits), fused) in per_store.iter_mut().zip(judgement.fused) {
+                *hits = if passes { fused } else { Vec::new() };
+            }
+        }
+        Err(why) => warnings.push(crate::semantic::off_because(why)),
+    }
+}
+
+/// What the encoder's judgement reads for a prompt ([`judge`]).
+pub struct Judgement {
+    /// The prompt's best cosine to any record of the stores (their stored
+    /// vectors, `mdindex::semantic`).
+    pub closest: f32,
+    /// Its best cosines to the background, best first.
+    pub to_background: Vec<f32>,
+    /// Whether the words alone pass (`mdindex::relevance::THRESHOLD`).
+    pub words_pass: bool,
+    /// Each store's records, words and meaning fused, best first.
+    pub fused: Vec<Vec<Hit>>,
+}
+
+impl Judgement {
+    /// Whether the prompt deserves records ([`meaning::GATE`]).
+    pub fn passes(&self) -> bool {
+        meaning::GATE.passes(self.closest, &self.to_background, self.words_pass)
+    }
+}
+
+/// What the judgement by meaning reads for `prompt` over `stores`, and
+/// each store's records of words and meaning fused (at most `limit`);
+/// why not, when the model or an index failed.
+pub fn judge(
+    config: &Config,
+    stores: &[&ScopedStore],
+    model: &mdembed::Model,
+    query: &mdindex::query::Query,
+    prompt: &str,
+    words_pass: bool,
+    limit: usize,
+) -> Result<Judgement, String> {
+    let cache = config.cache_dir();
+    let semantic = mdindex::Semantic {
+        model,
+        text: prompt,
+    };
+    let mut fused = Vec::new();
+    for scoped in stores {
+        let outcome = mdindex::hybrid_search_store(
+            &scoped.store,
+            cache,
+            query,
+            limit,
+            &[],
+            semantic,
+            &mut |_| {},
+        )
+        .map_err(|e| format!("the {} store: {e}", scoped.scope.as_str()))?;
+        if let Some(failure) = outcome.semantic_failed {
+            return Err(failure.to_string());
+        }
+        fused.push(outcome.hits);
+    }
+    let vector = model.embed(prompt).map_err(|e| e.to_string())?;
+    let mut closest = f32::MIN;
+    for scoped in stores {
+        let found = mdindex::closest_store(&scoped.store, cache, model, &vector)
+            .map_err(|e| format!("the {} store: {e}", scoped.scope.as_str()))?;
+        match found {
+            Some(Ok(Some(cosine))) => closest = closest.max(cosine),
+            Some(Ok(None)) | None => {}
+            Some(Err(failure)) => return Err(failure.to_string()),
+        }
+    }
+    let background = meaning::background_vectors(model, cache)?;
+    Ok(Judgement {
+        closest,
+        to_background: meaning::to_background(&vector, &background),
+        words_pass,
+        fused,
+    })
 }
 
 /// Puts each store's records in the order of words and meaning fused

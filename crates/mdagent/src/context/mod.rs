@@ -7,6 +7,7 @@
 
 pub mod choose;
 pub mod fit;
+pub mod meaning;
 pub mod read;
 pub mod render;
 pub mod session;

@@ -194,6 +194,11 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
     let passage_vectors = model.embed_batch(&passage_texts)?;
     let prompts: Vec<&str> = set.prompts.iter().map(|p| p.text.as_str()).collect();
     let prompt_vectors = model.embed_batch(&prompts)?;
+    let config = context_config(&store)?;
+    let stores = [mdagent::stores::ScopedStore {
+        scope: mdstore::Scope::Workspace,
+        store: mdstore::Store::open(store.store.root())?,
+    }];
     let mut rows = Vec::new();
     for (prompt, vector) in set.prompts.iter().zip(&prompt_vectors) {
         let best = |vectors: &[Embedding]| best_of(vectors.iter().map(|v| cosine(vector, v)));
@@ -211,8 +216,17 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
                 .take(SHOWN)
                 .map(str::to_string)
                 .collect();
+        let judged = judged(
+            &config,
+            &stores,
+            model,
+            &prompt.text,
+            !context_shown.is_empty(),
+        )?;
         rows.push(Row {
             prompt: prompt.clone(),
+            closest: judged.as_ref().map_or(f32::MIN, |j| j.closest),
+            fused: judged.map(|j| fused_ids(&j)).unwrap_or_default(),
             named: best(&named),
             stored: best(&stored),
             passage: best_of(per_record_passage.iter().copied()),
@@ -222,6 +236,7 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
             hybrid: store.search_hybrid(&prompt.text, SHOWN, model)?,
             context: context_shown,
             by_meaning: by_meaning(&records, &named, vector),
+            built: through_context(&config, &stores, &prompt.text)?,
         });
     }
     Ok(rows)
@@ -245,4 +260,78 @@ fn by_meaning(records: &[RecordText], named: &[Embedding], prompt: &Embedding) -
 
 fn best_of(values: impl Iterator<Item = f32>) -> f32 {
     values.fold(f32::MIN, f32::max)
+}
+
+/// The configuration `memctl context` would have on the evaluation store:
+/// its own cache folder, the model named by `MEMCTL_EMBED_MODEL`.
+fn context_config(store: &EvalStore) -> anyhow::Result<mdagent::Config> {
+    let mut vars = vec![
+        (
+            "MEMCTL_CACHE_DIR".to_string(),
+            store.cache.clone().into_os_string(),
+        ),
+        (
+            "HOME".to_string(),
+            store.cache.join("home").into_os_string(),
+        ),
+    ];
+    if let Some(model) = std::env::var_os("MEMCTL_EMBED_MODEL") {
+        vars.push(("MEMCTL_EMBED_MODEL".to_string(), model));
+    }
+    let env = mdagent::config::Environment::from_vars(vars);
+    Ok(mdagent::Config::resolve(
+        env,
+        Some(store.store.root().to_path_buf()),
+        false,
+    ))
+}
+
+/// What `memctl context --query PROMPT` shows: the rule built
+/// (`mdagent::context`), the encoder's gate when the model is named.
+fn through_context(
+    config: &mdagent::Config,
+    stores: &[mdagent::stores::ScopedStore],
+    prompt: &str,
+) -> anyhow::Result<Vec<String>> {
+    let ask = mdagent::context::Ask {
+        prompt: Some(prompt),
+        session_start: false,
+        max: SHOWN,
+        already_shown: Default::default(),
+    };
+    let context = mdagent::context::gather(config, stores, &ask)?;
+    for warning in &context.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(context.records.into_iter().map(|r| r.id).collect())
+}
+
+/// What the judgement built (`mdagent::context::choose::judge`) reads for
+/// `prompt`; `None` for a prompt context reads no words in.
+fn judged(
+    config: &mdagent::Config,
+    stores: &[mdagent::stores::ScopedStore],
+    model: &Model,
+    prompt: &str,
+    words_pass: bool,
+) -> anyhow::Result<Option<mdagent::context::choose::Judgement>> {
+    let Some(query) = mdindex::relevance::prompt_query(prompt) else {
+        return Ok(None);
+    };
+    let stores: Vec<&mdagent::stores::ScopedStore> = stores.iter().collect();
+    let limit = context::CANDIDATES;
+    mdagent::context::choose::judge(config, &stores, model, &query, prompt, words_pass, limit)
+        .map(Some)
+        .map_err(|why| anyhow::anyhow!(why))
+}
+
+/// The ids the judgement's fused ranking shows, the first [`SHOWN`].
+fn fused_ids(judged: &mdagent::context::choose::Judgement) -> Vec<String> {
+    judged
+        .fused
+        .iter()
+        .flatten()
+        .take(SHOWN)
+        .map(|hit| hit.id.clone())
+        .collect()
 }

@@ -9,6 +9,11 @@ use memctl_bench::sets::LabelledSet;
 /// of answering shows.
 pub struct Row {
     pub prompt: Prompt,
+    /// The best cosine to the index's stored vectors, as the rule built
+    /// reads it.
+    pub closest: f32,
+    /// What the rule built shows when its gate passes.
+    pub fused: Vec<String>,
     pub named: f32,
     pub stored: f32,
     pub passage: f32,
@@ -22,6 +27,8 @@ pub struct Row {
     pub context: Vec<String>,
     /// The five records closest by name and description.
     pub by_meaning: Vec<String>,
+    /// What `mdagent::context` shows (the rule built).
+    pub built: Vec<String>,
 }
 
 impl Row {
@@ -170,16 +177,27 @@ pub fn report(tuning: &[(LabelledSet, Vec<Row>)], held: &[(LabelledSet, Vec<Row>
     }
     println!("\n");
     println!("## Baselines (hit@5 / quiet)\n");
-    println!("| set | search, words | search, hybrid | rule in use |\n|---|---:|---:|---:|");
+    println!(
+        "| set | search, words | search, hybrid | rule in use | built (mdagent::context) |\n|---|---:|---:|---:|---:|"
+    );
     for (set, rows) in &every {
-        let [s, h, c] = [
+        let [s, h, c, b] = [
             plain(rows, |r| &r.search),
             plain(rows, |r| &r.hybrid),
             plain(rows, |r| &r.context),
+            plain(rows, |r| &r.built),
         ];
         println!(
-            "| {} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} |",
-            set.name, s.hit_at_5, s.quiet, h.hit_at_5, h.quiet, c.hit_at_5, c.quiet
+            "| {} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} |",
+            set.name,
+            s.hit_at_5,
+            s.quiet,
+            h.hit_at_5,
+            h.quiet,
+            c.hit_at_5,
+            c.quiet,
+            b.hit_at_5,
+            b.quiet
         );
     }
     for (show_name, show) in SHOWS {
@@ -217,11 +235,11 @@ pub fn report(tuning: &[(LabelledSet, Vec<Row>)], held: &[(LabelledSet, Vec<Row>
 }
 
 /// The features of the learned combinations: the full one, and the one
-/// the index can give today (stored vectors only).
+/// the rule built reads (the index's stored vectors).
 pub const COMBINATIONS: [(&str, Features); 2] = [
-    ("stored, bg top1/mean3/mean10, words pass", |r| {
+    ("index's closest, bg top1/mean3/mean10, words pass", |r| {
         vec![
-            f64::from(r.stored),
+            f64::from(r.closest),
             f64::from(r.background_mean(1)),
             f64::from(r.background_mean(3)),
             f64::from(r.background_mean(10)),
@@ -312,8 +330,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// The figures when prompts scoring at least `threshold` show the hybrid
-/// search's top five.
+/// The figures when prompts scoring at least `threshold` show what the
+/// rule built shows when its gate passes.
 fn gated_by(rows: &[Row], scores: &[f64], threshold: f64) -> Figures {
     let shown: Vec<(&Prompt, &[String])> = rows
         .iter()
@@ -322,7 +340,7 @@ fn gated_by(rows: &[Row], scores: &[f64], threshold: f64) -> Figures {
             (
                 &r.prompt,
                 if s >= threshold {
-                    r.hybrid.as_slice()
+                    r.fused.as_slice()
                 } else {
                     &[]
                 },
@@ -405,13 +423,18 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
                 )
             })
             .collect();
+        let threshold = choose_near_search(&scored);
+        let folded: Vec<String> = (0..model.weights.len())
+            .map(|j| format!("{:.6}", model.weights[j] / model.spread[j]))
+            .collect();
+        let bias = model.bias
+            - threshold
+            - (0..model.weights.len())
+                .map(|j| model.weights[j] * model.mean[j] / model.spread[j])
+                .sum::<f64>();
         println!(
-            "\nFitted on every tuning set: weights {:?}, bias {:.4}, mean {:?}, spread {:?}, threshold {:.4}",
-            model.weights,
-            model.bias,
-            model.mean,
-            model.spread,
-            choose_near_search(&scored)
+            "\nFitted on every tuning set, on the raw features (`mdagent::context::meaning::GATE`): weights [{}], bias {bias:.6}",
+            folded.join(", ")
         );
     }
 }

@@ -1,0 +1,227 @@
+//! Whether a prompt deserves any record, judged with the sentence encoder
+//! when semantic matching is on (issue 24): how close the prompt comes to
+//! the store's records, set against how close it comes to the background
+//! of ordinary coding requests that no memory should answer
+//! (`data/background/`, shipped in the binary), beside whether the words
+//! alone pass (`mdindex::relevance`). What passes shows the ranking of
+//! words and meaning fused, as `search` does; what does not shows nothing.
+//! Without the model, the words alone decide (`choose`).
+//!
+//! The combination ([`GATE`]) is a logistic regression fitted only on the
+//! tuning sets (docs/CONTEXT.md, "Issue 24: the encoder"; the bench's
+//! `encoder_eval`), its threshold the quietest that keeps hit@5 within
+//! 0.03 of `search --limit 5`'s on each of them.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use mdembed::{DIM, Embedding, Model};
+use mdindex::semantic::VECTORS_VERSION;
+
+/// The background requests, one JSON array a language group.
+const BACKGROUND: [&str; 5] = [
+    include_str!("../../data/background/en.json"),
+    include_str!("../../data/background/zh.json"),
+    include_str!("../../data/background/ja.json"),
+    include_str!("../../data/background/ko.json"),
+    include_str!("../../data/background/mixed.json"),
+];
+
+/// The background's best cosines that the gate reads: the first, the
+/// mean of the first three and of the first ten.
+const BACKGROUND_DEPTH: usize = 10;
+
+/// The fitted combination, on the raw features: a prompt passes when the
+/// sum of each feature times its weight, plus `bias`, is at least 0
+/// (`words` is 1 when the words alone pass). The weights are the logistic
+/// regression's divided by each feature's spread on the tuning sets, its
+/// bias and threshold folded in (`encoder_eval` prints the fit).
+pub struct Gate {
+    pub closest: f32,
+    pub top1: f32,
+    pub mean3: f32,
+    pub mean10: f32,
+    pub words: f32,
+    pub bias: f32,
+}
+
+pub const GATE: Gate = Gate {
+    closest: 10.152768,
+    top1: -1.789136,
+    mean3: -3.917644,
+    mean10: -6.805331,
+    words: 1.589866,
+    bias: 0.999809,
+};
+
+impl Gate {
+    /// Whether a prompt whose best cosine to the records is `closest`,
+    /// whose best cosines to the background are `background` (best first)
+    /// and whose words pass or not (`words`) deserves records.
+    pub fn passes(&self, closest: f32, background: &[f32], words: bool) -> bool {
+        let mean = |k: usize| {
+            let k = k.min(background.len()).max(1);
+            background.iter().take(k).sum::<f32>() / k as f32
+        };
+        let top1 = background.first().copied().unwrap_or(0.0);
+        let score = closest * self.closest
+            + top1 * self.top1
+            + mean(3) * self.mean3
+            + mean(10) * self.mean10
+            + f32::from(u8::from(words)) * self.words
+            + self.bias;
+        score >= 0.0
+    }
+}
+
+/// The background's texts, in the order of [`BACKGROUND`] (a test checks
+/// that every shipped file parses to its requests).
+pub fn background_texts() -> Vec<String> {
+    BACKGROUND
+        .iter()
+        .flat_map(|file| {
+            serde_json::from_str::<Vec<serde_json::Value>>(file)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|item| item["text"].as_str().map(str::to_string))
+        })
+        .collect()
+}
+
+/// The prompt's best cosines to the background, best first, at most
+/// [`BACKGROUND_DEPTH`].
+pub fn to_background(prompt: &Embedding, background: &[Embedding]) -> Vec<f32> {
+    let mut cosines: Vec<f32> = background
+        .iter()
+        .map(|b| mdembed::cosine(prompt, b))
+        .collect();
+    cosines.sort_by(|a, b| b.total_cmp(a));
+    cosines.truncate(BACKGROUND_DEPTH);
+    cosines
+}
+
+/// The background's vectors: read from the cache folder, or embedded
+/// once (about 10 s on two cores) and kept there. The file's name says
+/// which model and which background made it, so another of either makes
+/// it again; a file of the wrong size or holding a vector the model could
+/// not have made (the cache is derived data anything can write) is made
+/// again too.
+pub fn background_vectors(model: &Model, cache_dir: &Path) -> Result<Vec<Embedding>, String> {
+    let texts = background_texts();
+    let path = cache_path(cache_dir, &texts);
+    if let Some(vectors) = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| from_bytes(&bytes, texts.len()))
+    {
+        return Ok(vectors);
+    }
+    let vectors = model
+        .embed_batch(&texts)
+        .map_err(|e| format!("cannot embed the background requests: {e}"))?;
+    // A cache that cannot be written costs the embedding again next time,
+    // nothing else.
+    let _ = write_atomically(&path, &to_bytes(&vectors));
+    Ok(vectors)
+}
+
+/// `CACHE/background/<hash of the model's version and the texts>.f32`.
+fn cache_path(cache_dir: &Path, texts: &[String]) -> PathBuf {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(VECTORS_VERSION.as_bytes());
+    for text in texts {
+        hasher.update(&(text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    }
+    let hex = hasher.finalize().to_hex();
+    cache_dir
+        .join("background")
+        .join(format!("{}.f32", &hex.as_str()[..32]))
+}
+
+fn to_bytes(vectors: &[Embedding]) -> Vec<u8> {
+    vectors
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+        .collect()
+}
+
+/// The vectors in `bytes`, when there are `count` of them, each finite
+/// and of unit length.
+fn from_bytes(bytes: &[u8], count: usize) -> Option<Vec<Embedding>> {
+    if bytes.len() != count * DIM * 4 {
+        return None;
+    }
+    let mut vectors = Vec::with_capacity(count);
+    for chunk in bytes.chunks_exact(DIM * 4) {
+        let mut vector = [0f32; DIM];
+        for (value, four) in vector.iter_mut().zip(chunk.chunks_exact(4)) {
+            *value = f32::from_le_bytes([four[0], four[1], four[2], four[3]]);
+        }
+        let norm = mdembed::cosine(&vector, &vector);
+        if !norm.is_finite() || (norm - 1.0).abs() > 0.01 {
+            return None;
+        }
+        vectors.push(vector);
+    }
+    Some(vectors)
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(bytes)?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_background_parses_to_every_request() {
+        let texts = background_texts();
+        let in_files: usize = BACKGROUND
+            .iter()
+            .map(|f| f.matches("\"text\":").count())
+            .sum();
+        assert_eq!(texts.len(), in_files);
+        assert!(texts.len() >= 1_200, "{}", texts.len());
+        assert!(texts.iter().all(|t| !t.trim().is_empty()));
+    }
+
+    #[test]
+    fn a_damaged_background_cache_is_refused() {
+        let mut v = [0f32; DIM];
+        v[0] = 1.0;
+        let bytes = to_bytes(&[v, v]);
+        assert_eq!(from_bytes(&bytes, 2).map(|v| v.len()), Some(2));
+        assert!(from_bytes(&bytes, 3).is_none(), "wrong count");
+        assert!(
+            from_bytes(&bytes[..bytes.len() - 1], 2).is_none(),
+            "cut short"
+        );
+        let mut nan = bytes.clone();
+        nan[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(from_bytes(&nan, 2).is_none(), "not finite");
+        let mut long = bytes;
+        long[..4].copy_from_slice(&2f32.to_le_bytes());
+        assert!(from_bytes(&long, 2).is_none(), "not of unit length");
+    }
+
+    #[test]
+    fn the_gate_weighs_closeness_to_the_records_against_the_background() {
+        let ordinary = [0.6, 0.55, 0.5, 0.5, 0.48, 0.45, 0.45, 0.44, 0.42, 0.4];
+        assert!(
+            !GATE.passes(0.25, &ordinary, true),
+            "close to ordinary requests"
+        );
+        assert!(GATE.passes(0.6, &ordinary, true), "closer to a record");
+        let unusual = [0.3, 0.28, 0.27, 0.25, 0.25, 0.24, 0.22, 0.2, 0.2, 0.2];
+        assert!(
+            GATE.passes(0.35, &unusual, true),
+            "far from ordinary requests"
+        );
+    }
+}
