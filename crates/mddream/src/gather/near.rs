@@ -261,7 +261,10 @@ pub(crate) fn candidates(
     // (bucket, record) of one band, sorted so that a bucket is a run.
     let mut members: Vec<(u64, u32)> = Vec::with_capacity(compared.len());
     // Band by band across the records: each band's buckets are one sorted vector.
-    #[expect(clippy::needless_range_loop, reason = "`band` indexes each record's bands")]
+    #[expect(
+        clippy::needless_range_loop,
+        reason = "`band` indexes each record's bands"
+    )]
     for band in 0..BANDS {
         members.clear();
         for &i in compared {

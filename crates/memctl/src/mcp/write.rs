@@ -52,7 +52,22 @@ pub fn remember(
             |p| p.id.clone(),
         ),
     );
-    let (mut answer, is_error) = match (&written.outcome, &written.plan) {
+    let (mut answer, is_error) = answer_of(&written, &candidate, store, id, scope)?;
+    if let Some(catalog) = &written.catalog {
+        note_catalog(&mut answer.outcome, catalog);
+    }
+    Ok((answer, is_error))
+}
+
+/// The tool's answer to one write's outcome, and whether it is a refusal.
+fn answer_of(
+    written: &remember::Written,
+    candidate: &Candidate,
+    store: &mdstore::Store,
+    id: String,
+    scope: Scope,
+) -> Result<Answer<RememberAnswer>, ToolError> {
+    let answer = match (&written.outcome, &written.plan) {
         (Written::Saved { revision }, Some(plan)) => {
             let operation = match plan.operation {
                 Operation::Update { .. } => RememberOperation::Update,
@@ -105,16 +120,20 @@ pub fn remember(
         (Written::Failed(e), _) => {
             return Err(ToolError::new(format!("nothing was written: {e}")));
         }
-        (other, _) => {
-            return Err(ToolError::new(format!(
-                "nothing was written: unexpected outcome {other:?}"
-            )));
+        // The single write has no one to confirm or drop a candidate and
+        // no dry run, and a save always has its plan: none of these can
+        // happen here. No candidate text is quoted if one ever does.
+        (
+            Written::Saved { .. } | Written::NotConfirmed | Written::DryRun | Written::Dropped(_),
+            _,
+        ) => {
+            return Err(ToolError::new(
+                "nothing was written: the write ended in a way the MCP server does not expect"
+                    .to_string(),
+            ));
         }
     };
-    if let Some(catalog) = &written.catalog {
-        note_catalog(&mut answer.outcome, catalog);
-    }
-    Ok((answer, is_error))
+    Ok(answer)
 }
 
 fn refused(
