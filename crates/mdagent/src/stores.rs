@@ -165,6 +165,9 @@ pub fn refuse_file_as_store(named: &str, dir: &Path) -> Result<(), StoreError> {
 /// when named with [`Config::store`] or `MEMCTL_STORE`.
 pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
     if let Some((dir, _)) = named_workspace_dir(config) {
+        if config.store_is_found() {
+            return found_again(&dir).map(Some);
+        }
         return Ok(Some(dir));
     }
     let cwd = config.cwd().map_err(StoreError::CurrentDir)?;
@@ -174,6 +177,40 @@ pub fn workspace_dir(config: &Config) -> Result<Option<PathBuf>, StoreError> {
         }
     }
     Ok(None)
+}
+
+/// A `.memory` folder the hook found, named to its job (`--found-store`),
+/// vetted again as found: a checkout between the hook and the job may have
+/// made it a link (issue 25's leftover). It must still be a real `.memory`
+/// folder inside the folder that holds it.
+fn found_again(dir: &Path) -> Result<PathBuf, StoreError> {
+    let refused = |why| StoreError::Refused {
+        dir: dir.to_path_buf(),
+        why,
+    };
+    let (Some(holder), Some(WORKSPACE_DIR)) =
+        (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
+    else {
+        return Err(refused(mdstore::untrusted::Refusal::Replaced));
+    };
+    match found_store(holder)? {
+        Some(vetted) => Ok(vetted),
+        None => Err(refused(mdstore::untrusted::Refusal::Replaced)),
+    }
+}
+
+/// The arguments that name `scoped`'s store to a job memctl starts (a
+/// watcher, an extraction, a dream): `--global`; `--store DIR` for a folder
+/// the user named; `--found-store DIR` for one memctl found, so that the
+/// job vets it again.
+pub fn job_store_args(config: &Config, scoped: &ScopedStore) -> Vec<std::ffi::OsString> {
+    match scoped.scope {
+        Scope::Global => vec!["--global".into()],
+        Scope::Workspace if named_workspace_dir(config).is_some() && !config.store_is_found() => {
+            vec!["--store".into(), scoped.store.root().into()]
+        }
+        Scope::Workspace => vec!["--found-store".into(), scoped.store.root().into()],
+    }
 }
 
 /// The `.memory` folder in `holder`, if there is one, vetted: memctl found
@@ -290,4 +327,55 @@ pub fn create(scope: Scope, dir: &Path) -> Result<ScopedStore, StoreError> {
         source,
     })?;
     Ok(ScopedStore { scope, store })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Environment;
+
+    fn config(store: &Path) -> Config {
+        let env = Environment::from_vars::<&str, &str>([]);
+        Config::resolve(env, Some(store.to_path_buf()), false)
+    }
+
+    /// The hook found `.memory`, named it to a job, and a checkout made it
+    /// a link before the job ran: the job refuses it (a background job once
+    /// followed it, as it follows a folder the user names).
+    #[cfg(unix)]
+    #[test]
+    fn a_found_store_swapped_for_a_link_before_its_job_runs_is_refused() {
+        let project = tempfile::tempdir().unwrap();
+        let notes = tempfile::tempdir().unwrap();
+        let dot_memory = project.path().join(WORKSPACE_DIR);
+        std::fs::create_dir(&dot_memory).unwrap();
+        let found = dot_memory.canonicalize().unwrap();
+        let vetted = workspace_dir(&config(&found).found()).unwrap();
+        assert_eq!(vetted, Some(found.clone()));
+        let scoped = ScopedStore {
+            scope: Scope::Workspace,
+            store: Store::open(&found).unwrap(),
+        };
+        let found_args = job_store_args(&config(&found).found(), &scoped);
+        assert_eq!(found_args[0], "--found-store");
+
+        std::fs::remove_dir(&dot_memory).unwrap();
+        std::os::unix::fs::symlink(notes.path(), &dot_memory).unwrap();
+        let refused = workspace_dir(&config(&found).found());
+        assert!(
+            matches!(refused, Err(StoreError::Refused { .. })),
+            "{refused:?}"
+        );
+        // A folder the user names may be a link, and its jobs are told so.
+        assert_eq!(workspace_dir(&config(&found)).unwrap(), Some(found.clone()));
+        let named_args = job_store_args(&config(&found), &scoped);
+        assert_eq!(named_args[0], "--store");
+    }
+
+    #[test]
+    fn a_found_store_must_be_named_dot_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = workspace_dir(&config(dir.path()).found());
+        assert!(matches!(refused, Err(StoreError::Refused { .. })));
+    }
 }

@@ -50,6 +50,18 @@ pub struct GlobalArgs {
     /// The workspace store folder (else $MEMCTL_STORE, else the nearest `.memory/` above the current folder)
     #[arg(long, global = true, value_name = "DIR")]
     pub store: Option<PathBuf>,
+    /// A `.memory` folder the hook found in a project, named to a job it
+    /// starts: looked at again as found, never followed as a link the way a
+    /// folder the user names may be (a checkout can swap it for one between
+    /// the hook and the job)
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        value_name = "DIR",
+        conflicts_with = "store"
+    )]
+    pub found_store: Option<PathBuf>,
     /// Act on the global store instead of the workspace store
     #[arg(long, global = true)]
     pub global: bool,
@@ -67,7 +79,10 @@ pub struct GlobalArgs {
 impl GlobalArgs {
     /// The settings of this run: these options and the environment.
     pub fn config(&self) -> mdagent::Config {
-        mdagent::Config::from_process(self.store.clone(), self.global)
+        match &self.found_store {
+            Some(dir) => mdagent::Config::from_process(Some(dir.clone()), self.global).found(),
+            None => mdagent::Config::from_process(self.store.clone(), self.global),
+        }
     }
 }
 

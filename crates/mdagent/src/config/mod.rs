@@ -46,6 +46,9 @@ pub struct Config {
     pub store: Option<PathBuf>,
     /// Act on the global store instead of the workspace store.
     pub global: bool,
+    /// [`Config::store`] is a `.memory` folder memctl found, named to a
+    /// job: it is vetted again as found ([`crate::stores::workspace_dir`]).
+    store_found: bool,
     env: Environment,
     folders: Folders,
     user_file: UserFile,
@@ -189,6 +192,7 @@ impl Config {
         Config {
             store,
             global,
+            store_found: false,
             env,
             folders,
             user_file,
@@ -217,6 +221,18 @@ impl Config {
 
     /// The workspace store folder named by `--store`, else by
     /// `MEMCTL_STORE`, with how it was named, for messages.
+    /// The same settings, with [`Config::store`] a folder memctl found in a
+    /// project rather than one the user named (`--found-store`).
+    pub fn found(mut self) -> Config {
+        self.store_found = true;
+        self
+    }
+
+    /// Whether [`Config::store`] names a folder memctl found ([`Config::found`]).
+    pub fn store_is_found(&self) -> bool {
+        self.store_found && self.store.is_some()
+    }
+
     pub fn named_store(&self) -> Option<(PathBuf, String)> {
         if let Some(dir) = &self.store {
             return Some((dir.clone(), format!("--store {}", dir.display())));

@@ -24,11 +24,8 @@ pub fn target(stores: &[ScopedStore]) -> Option<&ScopedStore> {
 
 /// The memctl arguments of the job for `transcript` and `target`: the
 /// store named, since a job runs in `/`, not in the agent's folder.
-pub fn job_args(transcript: &Path, target: &ScopedStore) -> Vec<OsString> {
-    let mut args: Vec<OsString> = match target.scope {
-        Scope::Workspace => vec!["--store".into(), target.store.root().into()],
-        Scope::Global => vec!["--global".into()],
-    };
+pub fn job_args(config: &Config, transcript: &Path, target: &ScopedStore) -> Vec<OsString> {
+    let mut args = crate::stores::job_store_args(config, target);
     args.extend([
         "extract".into(),
         "--transcript".into(),
@@ -242,12 +239,20 @@ mod tests {
             scope: Scope::Workspace,
             store,
         };
-        let args = job_args(Path::new("/t/s.jsonl"), &workspace);
+        let config = Config::resolve(
+            crate::config::Environment::from_vars::<&str, &str>([]),
+            None,
+            false,
+        );
+        let args = job_args(&config, Path::new("/t/s.jsonl"), &workspace);
         let args: Vec<String> = args
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(args[0], "--store");
+        assert_eq!(
+            args[0], "--found-store",
+            "a found store is vetted again by the job"
+        );
         assert_eq!(
             args[2..],
             ["extract", "--transcript", "/t/s.jsonl", "--pending"]

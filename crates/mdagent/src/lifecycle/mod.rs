@@ -19,7 +19,6 @@ pub mod pending;
 pub mod reports;
 pub mod review;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -182,7 +181,7 @@ pub fn session_end(
     if !crate::lifecycle::after_session::due(cache, end.session_id, end.after_turn) {
         return Ok(Vec::new());
     }
-    let args = crate::lifecycle::after_session::job_args(path, target);
+    let args = crate::lifecycle::after_session::job_args(config, path, target);
     match jobs::start(
         launcher,
         &jobs::log_path(config, &target.store, Job::Extract),
@@ -223,14 +222,6 @@ fn distinct(stores: &[ScopedStore]) -> Vec<ScopedStore> {
     out
 }
 
-/// The arguments that name `scoped`'s store to a memctl command.
-fn store_args(scoped: &ScopedStore) -> Vec<OsString> {
-    match scoped.scope {
-        Scope::Workspace => vec!["--store".into(), scoped.store.root().into()],
-        Scope::Global => vec!["--global".into()],
-    }
-}
-
 /// Starts `memctl watch --background` for a store no watcher keeps, unless
 /// one was started for it within [`WATCH_RETRY`]. Two sessions starting at
 /// once may both start one: the second finds the `.watch` lock taken and
@@ -260,7 +251,7 @@ fn start_watcher(
     {
         return Ok(());
     }
-    let mut args = store_args(scoped);
+    let mut args = crate::stores::job_store_args(config, scoped);
     args.extend([
         "watch".into(),
         "--background".into(),
@@ -288,7 +279,7 @@ fn start_dream(config: &Config, launcher: &Launcher, stores: &[ScopedStore]) -> 
         Err(e) => return Err(chain(&e)),
     }
     let mut args = match stores.iter().find(|s| s.scope == Scope::Workspace) {
-        Some(workspace) => store_args(workspace),
+        Some(workspace) => crate::stores::job_store_args(config, workspace),
         None => vec!["--global".into()],
     };
     args.extend(["dream".into(), "--auto".into(), "--background".into()]);

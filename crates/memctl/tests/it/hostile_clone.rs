@@ -201,3 +201,24 @@ fn a_store_the_user_names_may_be_a_link_a_found_one_below_it_is_still_vetted() {
     env.run(&["--global", "list"]).assert_success();
     assert!(notes.join("pytest.md").exists());
 }
+
+/// The hook names a found `.memory` to its background jobs with the hidden
+/// `--found-store`: the job vets it again, so a checkout that made it a
+/// link between the hook and the job leads nowhere (a job once took it as a
+/// folder the user named, and followed the link).
+#[test]
+fn a_job_given_a_found_store_that_is_now_a_link_refuses_it() {
+    let env = eager_env();
+    let notes = hostile_clone(&env);
+    let before = files_under(&notes);
+    let found = format!("--found-store={}", env.work().join(".memory").display());
+    for args in [
+        vec![found.as_str(), "list"],
+        vec![found.as_str(), "dream", "--auto", "--background"],
+    ] {
+        let run = env.run(&args);
+        assert_ne!(run.code, 0, "{}", run.render());
+        assert!(run.stderr.contains(REFUSED), "{}", run.render());
+    }
+    assert_eq!(files_under(&notes), before);
+}
