@@ -11,7 +11,9 @@ layers over it that parse, call this crate and render.
 - [`context`]: what an agent sees before a turn (choosing, reading and
   redacting records, fitting them in a budget, session state);
 - [`extract`]: a finished session turned into candidates through a model
-  command (transcripts, the 8-word provenance rule, the request, the answer);
+  command (transcripts, the 8-word provenance rule, the request, the answer),
+  and `memctl extract` whole ([`extract::run`]: saved through `remember`'s
+  batch, or kept for review);
 - [`remember`]: a batch of candidates planned, shown, confirmed and
   written, or one an agent gives written unconfirmed; what is said about
   candidates and refusals, the same to a person and to an agent;
@@ -23,8 +25,9 @@ layers over it that parse, call this crate and render.
 - [`search`]: a query parsed and checked, the stores it covers, its hints;
 - [`status`]: the stores, or why one is not there, with their records,
   `MEMORY.md`, index and watcher, as `memctl status` reports them;
-- [`dream`]: dream's sequence once a plan is chosen (orient, apply, commit,
-  what it did), which `memctl dream` calls; [`dream::auto`], [`dream::model`]:
+- [`dream`]: dream's whole sequence ([`dream::run`]: the lock and gates, a
+  plan from the rules or a model, validated, shown and confirmed through a
+  [`dream::DreamFace`], applied, committed, what it did); [`dream::auto`], [`dream::model`]:
   `dream --auto`'s gates, lock and unattended policy, and a plan asked of a
   model command;
 - [`model`]: running a model command with a timeout and a cap on its answer
@@ -36,7 +39,10 @@ layers over it that parse, call this crate and render.
   `dream --auto`), what those jobs did, said at the next session start, and
   the after-session work: the job the end of a session starts
   ([`lifecycle::after_session`]) and the candidates it finds, waiting for
-  `memctl review` ([`lifecycle::pending`]);
+  `memctl review` ([`lifecycle::pending`]), accepted or discarded
+  ([`lifecycle::review`]);
+- [`face`]: what a use case needs from its face ([`face::Tell`],
+  [`face::Ask`], [`face::Batches`]);
 - [`git`]: a store's changed files committed after a write, when asked
   (what it says goes through [`face::Tell`], which each face implements),
   and a record's revisions ([`git::history`], `memctl log`);

@@ -104,7 +104,7 @@ pub enum DreamError {
 }
 
 impl DreamError {
-    /// The error this one wraps, which [`crate::explain`] explains instead.
+    /// The error this one wraps, which [`crate::explain()`] explains instead.
     pub fn wrapped(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             DreamError::Stores(e) => Some(e),

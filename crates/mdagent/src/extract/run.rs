@@ -88,7 +88,7 @@ pub enum ExtractError {
 }
 
 impl ExtractError {
-    /// The error this one wraps, which [`crate::explain`] explains instead.
+    /// The error this one wraps, which [`crate::explain()`] explains instead.
     pub fn wrapped(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ExtractError::Config(e) => Some(e),

@@ -51,7 +51,7 @@ pub enum HistoryError {
 }
 
 impl HistoryError {
-    /// The kind of this error; [`crate::explain`] asks the wrapped store
+    /// The kind of this error; [`crate::explain()`] asks the wrapped store
     /// and git errors their own.
     pub fn kind(&self) -> Kind {
         match self {

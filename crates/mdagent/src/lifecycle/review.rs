@@ -40,7 +40,7 @@ pub enum ReviewError {
 }
 
 impl ReviewError {
-    /// The error this one wraps, which [`crate::explain`] explains.
+    /// The error this one wraps, which [`crate::explain()`] explains.
     pub fn wrapped(&self) -> &(dyn std::error::Error + 'static) {
         match self {
             ReviewError::Stores(e) => e,
