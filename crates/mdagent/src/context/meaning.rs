@@ -101,7 +101,7 @@ pub fn to_background(prompt: &Embedding, background: &[Embedding]) -> Vec<f32> {
 }
 
 /// The background's vectors: read from the cache folder, or embedded
-/// once (about 10 s on two cores) and kept there. The file's name says
+/// once (1,214 requests) and kept there. The file's name says
 /// which model and which background made it, so another of either makes
 /// it again; a file of the wrong size or holding a vector the model could
 /// not have made (the cache is derived data anything can write) is made
