@@ -109,6 +109,16 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
             }),
         };
     }
+    if let Some(e) = error.downcast_ref::<crate::maintain::MaintainError>() {
+        return match e.wrapped() {
+            Some(wrapped) => explain(wrapped),
+            None => (e.kind() != Kind::Internal).then(|| Explained {
+                kind: e.kind(),
+                message: e.to_string(),
+                hint: e.hint(),
+            }),
+        };
+    }
     if let Some(e) = error.downcast_ref::<WriteFailure>() {
         return write_failure(e);
     }

@@ -41,6 +41,10 @@ layers over it that parse, call this crate and render.
   ([`lifecycle::after_session`]) and the candidates it finds, waiting for
   `memctl review` ([`lifecycle::pending`]), accepted or discarded
   ([`lifecycle::review`]);
+- [`maintain`]: keeping a store: created with its `MEMORY.md`
+  ([`maintain::init`]), linted ([`maintain::check`]), its index rebuilt or
+  compared with the files ([`maintain::reindex`]), kept current by a
+  watcher ([`maintain::watch`]);
 - [`face`]: what a use case needs from its face ([`face::Tell`],
   [`face::Ask`], [`face::Batches`]);
 - [`git`]: a store's changed files committed after a write, when asked
@@ -69,6 +73,7 @@ pub mod git;
 pub mod hook_event;
 pub mod index_sink;
 pub mod lifecycle;
+pub mod maintain;
 pub mod model;
 pub mod records;
 pub mod remember;

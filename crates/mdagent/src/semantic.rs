@@ -13,7 +13,7 @@
 //! repository, and a model is code-like input (a file memctl parses and
 //! runs arithmetic over on every prompt) that a stranger should not choose.
 
-pub use mdembed::Availability;
+pub use mdembed::{Availability, Model};
 
 use crate::Config;
 use crate::config::ConfigError;

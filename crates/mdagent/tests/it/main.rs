@@ -13,6 +13,7 @@ mod extract;
 mod extract_run;
 mod forget;
 mod history;
+mod maintain;
 mod remember;
 mod review;
 mod search;

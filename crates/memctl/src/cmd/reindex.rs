@@ -1,106 +1,80 @@
 //! `memctl reindex`: rebuild each store's index from the files, or compare
-//! them with `--check` (SPEC §4).
+//! them with `--check` (SPEC §4; `mdagent::maintain::reindex`).
 
-use anyhow::Context as _;
 use mdagent::Config;
-use mdagent::stores::{self, ScopedStore};
-use mdindex::{Index, Opened, RebuildCause, RebuildReport};
+use mdagent::maintain::reindex::{self, Compared};
+use mdagent::stores::ScopedStore;
+use mdindex::RebuildReport;
 
 use crate::cli::ReindexArgs;
-use crate::failure::{Exit, Failure};
+use crate::failure::Exit;
 use crate::ui::{self, ProgressBar, Ui, count};
 
 pub fn run(config: &Config, ui: &Ui, args: ReindexArgs) -> anyhow::Result<Exit> {
-    let stores = stores::read_stores(config)?;
-    if stores.is_empty() {
-        return Err(Failure::bad_input("no store to index here")
-            .with_hint("run `memctl init` in your project's root, or pass --store DIR")
-            .into());
+    let stores = reindex::stores_to_index(config)?;
+    if args.check {
+        return compare(config, ui, &stores);
     }
-    let cache = config.cache_dir();
-    let mut exit = Exit::Ok;
     // Only a rebuild embeds: `--check` compares the words.
-    let mut model = if args.check {
-        None
-    } else {
-        super::model::in_force(config, ui)
-    };
+    let mut model = super::model::in_force(config, ui);
     for scoped in &stores {
         let root = scoped.store.root().display().to_string();
-        if args.check {
-            let mut out = String::new();
-            match Index::open_existing(&scoped.store, cache) {
-                Err(mdindex::Error::Unusable { cause, .. }) => {
-                    out += &format!("{root}: the index cannot be used: {cause}\n");
-                    exit = Exit::NothingOrProblems;
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot open the index of {root}"));
-                }
-                Ok(index) => {
-                    let report = index
-                        .check()
-                        .with_context(|| format!("cannot compare the index of {root}"))?;
-                    for difference in &report.differences {
-                        out += &format!("{root}: {difference}\n");
-                    }
-                    if !report.is_clean() {
-                        exit = Exit::NothingOrProblems;
-                    }
-                    ui.note(&format!(
-                        "{} store: {}, {} between index and files",
-                        scoped.scope.as_str(),
-                        count(report.records, "record", "records"),
-                        count(report.differences.len(), "difference", "differences")
-                    ));
-                }
-            }
-            ui::print(&out)?;
-            continue;
-        }
         let mut bar = ProgressBar::new(ui);
-        let Opened { mut index, rebuilt } =
-            Index::open(&scoped.store, cache, &mut |p| bar.update(p))
-                .with_context(|| format!("cannot open the index of {root}"))?;
-        let report = match rebuilt {
-            Some(report) => report,
-            None => index
-                .rebuild(RebuildCause::Requested, &mut |p| bar.update(p))
-                .with_context(|| format!("cannot rebuild the index of {root}"))?,
-        };
+        let rebuilt = reindex::rebuild(config, scoped, &mut model, &mut |p| bar.update(p))?;
         bar.finish();
         let mut out = format!(
             "{} store {root}: indexed {}, skipped {}\n",
             scoped.scope.as_str(),
-            count(report.indexed, "record", "records"),
-            report.skipped.len()
+            count(rebuilt.report.indexed, "record", "records"),
+            rebuilt.report.skipped.len()
         );
-        if let Some(semantic) = model.as_deref() {
-            match index
-                .refresh_vectors(semantic)
-                .with_context(|| format!("cannot store the vectors of {root}"))?
-            {
-                Ok(vectors) => {
-                    out += &format!(
-                        "  embedded {}\n",
-                        count(vectors.embedded, "record", "records")
-                    );
-                }
-                Err(failure) => {
-                    ui.warn(&format!(
-                        "semantic matching is off: {failure}; the index holds words only"
-                    ));
-                    model = None;
-                }
-            }
+        if let Some(embedded) = rebuilt.embedded {
+            out += &format!("  embedded {}\n", count(embedded, "record", "records"));
         }
-        for skipped in &report.skipped {
+        if let Some(failure) = &rebuilt.semantic_off {
+            ui.warn(&format!(
+                "semantic matching is off: {failure}; the index holds words only"
+            ));
+        }
+        for skipped in &rebuilt.report.skipped {
             let path = scoped.store.root().join(&skipped.rel_path);
             out += &format!(
                 "  skipped {}: {}\n",
                 ui::shown_path(&path),
                 ui::shown(&skipped.reason.to_string())
             );
+        }
+        ui::print(&out)?;
+    }
+    Ok(Exit::Ok)
+}
+
+/// `--check`: each store's index compared with its files; exit 1 when one
+/// differs or cannot be used.
+fn compare(config: &Config, ui: &Ui, stores: &[ScopedStore]) -> anyhow::Result<Exit> {
+    let mut exit = Exit::Ok;
+    for scoped in stores {
+        let root = scoped.store.root().display().to_string();
+        let compared = reindex::compare(config, scoped)?;
+        if !compared.is_clean() {
+            exit = Exit::NothingOrProblems;
+        }
+        let mut out = String::new();
+        match compared {
+            Compared::Unusable(cause) => {
+                out += &format!("{root}: the index cannot be used: {cause}\n");
+            }
+            Compared::Compared(report) => {
+                for difference in &report.differences {
+                    out += &format!("{root}: {difference}\n");
+                }
+                ui.note(&format!(
+                    "{} store: {}, {} between index and files",
+                    scoped.scope.as_str(),
+                    count(report.records, "record", "records"),
+                    count(report.differences.len(), "difference", "differences")
+                ));
+            }
         }
         ui::print(&out)?;
     }
