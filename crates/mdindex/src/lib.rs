@@ -99,6 +99,10 @@ pub struct SearchOutcome {
     /// The model was asked for but failed mid-search: the answer is by
     /// words alone. Say so.
     pub semantic_failed: Option<EmbedFailure>,
+    /// With semantic matching, the best cosine between the query and any
+    /// record its filters allow (issue 24: how close a prompt comes to
+    /// what the store holds); `None` without it or when it fell back.
+    pub closest: Option<f32>,
 }
 
 /// Opens the index of `store` (building it if missing, damaged or out of
@@ -186,34 +190,6 @@ pub fn rerank_store(
     }
 }
 
-/// The best cosine between `prompt` (the model's embedding of a prompt)
-/// and any record of the store's index, after embedding the records that
-/// have no vector yet (issue 24: how close the prompt comes to what the
-/// store holds, set against how close it comes to ordinary requests).
-/// `Ok(None)` when the index cannot be used as it is (none was built, or
-/// it went away since the search that built it); `Ok(Some(Ok(None)))`
-/// when the store has no record.
-pub fn closest_store(
-    store: &Store,
-    cache_dir: &Path,
-    model: &mdembed::Model,
-    prompt: &mdembed::Embedding,
-) -> Result<Option<std::result::Result<Option<f32>, EmbedFailure>>> {
-    let index = match Index::open_existing(store, cache_dir) {
-        Ok(index) => index,
-        Err(Error::Unusable { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if let Err(failure) = index.refresh_vectors(model)? {
-        return Ok(Some(Err(failure)));
-    }
-    Ok(Some(
-        index
-            .semantic_ranking(model, prompt, "", &[])?
-            .map(|ranking| ranking.first().map(|(_, cosine)| *cosine)),
-    ))
-}
-
 fn search_with(
     store: &Store,
     cache_dir: &Path,
@@ -263,6 +239,7 @@ struct Answer {
     evidence: Vec<relevance::Evidence>,
     vectors: Option<VectorReport>,
     semantic_failed: Option<EmbedFailure>,
+    closest: Option<f32>,
 }
 
 /// What a search weighs besides the ranking.
@@ -300,6 +277,7 @@ fn search_in(
         evidence: answer.evidence,
         vectors: answer.vectors,
         semantic_failed: answer.semantic_failed,
+        closest: answer.closest,
     })
 }
 
@@ -320,6 +298,7 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
         }
     }
     let (query, limit, types) = (search.query, search.limit, search.types);
+    let mut closest = None;
     let mut fell_back = |failure: EmbedFailure| semantic_failed = Some(failure);
     let (hits, evidence) = match (search.judge, semantic) {
         (Judge::Recall(threshold), _) => {
@@ -330,7 +309,10 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
                 None => index.search(query, limit, types)?,
                 Some(semantic) => {
                     match index.hybrid(query, limit, types, semantic, search::Snippets::Made)? {
-                        Ok(hits) => hits,
+                        Ok((hits, best)) => {
+                            closest = best;
+                            hits
+                        }
                         Err(failure) => {
                             fell_back(failure);
                             index.search(query, limit, types)?
@@ -351,6 +333,7 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
         evidence,
         vectors,
         semantic_failed,
+        closest,
     })
 }
 

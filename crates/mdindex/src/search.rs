@@ -64,6 +64,10 @@ impl Hit {
     }
 }
 
+/// What [`Index::hybrid`] gives: the hits, and the best cosine of any
+/// record the query's filters allow (`None` when the query stays lexical).
+pub(crate) type Fused = (Vec<Hit>, Option<f32>);
+
 /// Merges the hits of several stores, listed nearest first, into one
 /// ranking of at most `limit`, each hit with its store's label. BM25 scores
 /// depend on each store's own statistics, so each store's scores are made
@@ -198,10 +202,11 @@ impl Index {
     /// [`Index::ranked`] with the semantic ranking fused in (reciprocal
     /// rank, [`semantic::fuse`]): the best [`semantic::FUSED_DEPTH`] by
     /// words and by meaning (those at least [`semantic::MIN_COSINE`] close),
-    /// each hit's score its fused score. A query of filters only, or one
-    /// with required terms (`+word`, `"phrase"`), stays lexical: its words
-    /// are conditions, not a description. Vectors must be fresh
-    /// ([`Index::refresh_vectors`]).
+    /// each hit's score its fused score, and the best cosine of any record
+    /// the filters allow (`None` when the query stays lexical). A query of
+    /// filters only, or one with required terms (`+word`, `"phrase"`),
+    /// stays lexical: its words are conditions, not a description. Vectors
+    /// must be fresh ([`Index::refresh_vectors`]).
     pub(crate) fn hybrid(
         &self,
         query: &Query,
@@ -209,9 +214,11 @@ impl Index {
         types: &[RecordType],
         semantic: Semantic<'_>,
         snippets: Snippets,
-    ) -> Result<Result<Vec<Hit>, EmbedFailure>> {
+    ) -> Result<Result<Fused, EmbedFailure>> {
         if query.fts_match().is_none() || !query.must.is_empty() {
-            return self.ranked(query, limit, types, snippets).map(Ok);
+            return self
+                .ranked(query, limit, types, snippets)
+                .map(|hits| Ok((hits, None)));
         }
         query.ensure_selective(types)?;
         let prompt = match semantic.model.embed(semantic.text) {
@@ -224,6 +231,7 @@ impl Index {
             Ok(ranking) => ranking,
             Err(failure) => return Ok(Err(failure)),
         };
+        let closest = ranking.first().map(|(_, cosine)| *cosine);
         let near: Vec<String> = ranking
             .into_iter()
             .take_while(|(_, cosine)| *cosine >= semantic::MIN_COSINE)
@@ -245,14 +253,15 @@ impl Index {
             .map(|row| (row.rel_path.clone(), row))
             .collect();
         let now = query.now().as_nanosecond();
-        Ok(Ok(fused
+        let hits = fused
             .into_iter()
             .filter_map(|(doc, score)| {
                 let mut row = rows.remove(&doc)?;
                 row.score = Some(score);
                 Some(self.hit(row, query, now, snippets))
             })
-            .collect()))
+            .collect();
+        Ok(Ok((hits, closest)))
     }
 
     fn hit(&self, row: Row, query: &Query, now_ns: i128, snippets: Snippets) -> Hit {

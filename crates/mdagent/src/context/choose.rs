@@ -144,6 +144,7 @@ pub fn judge(
         text: prompt,
     };
     let mut fused = Vec::new();
+    let mut closest = f32::MIN;
     for scoped in stores {
         let outcome = mdindex::hybrid_search_store(
             &scoped.store,
@@ -158,19 +159,10 @@ pub fn judge(
         if let Some(failure) = outcome.semantic_failed {
             return Err(failure.to_string());
         }
+        closest = closest.max(outcome.closest.unwrap_or(f32::MIN));
         fused.push(outcome.hits);
     }
     let vector = model.embed(prompt).map_err(|e| e.to_string())?;
-    let mut closest = f32::MIN;
-    for scoped in stores {
-        let found = mdindex::closest_store(&scoped.store, cache, model, &vector)
-            .map_err(|e| format!("the {} store: {e}", scoped.scope.as_str()))?;
-        match found {
-            Some(Ok(Some(cosine))) => closest = closest.max(cosine),
-            Some(Ok(None)) | None => {}
-            Some(Err(failure)) => return Err(failure.to_string()),
-        }
-    }
     let background = meaning::background_vectors(model, cache)?;
     Ok(Judgement {
         closest,
