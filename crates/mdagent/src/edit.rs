@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+pub use mdstore::Problem;
 use mdstore::Store;
 use mdstore::lock::LockError;
 use mdstore::recover::Recovered;
@@ -24,6 +25,20 @@ pub struct EditSaved {
     pub saved: Result<u64, EditError>,
     /// The paths changed (for the index and a commit) and `MEMORY.md`.
     pub committed: Committed,
+}
+
+/// The edited copy of record `id` as the text to save, or its problems:
+/// not UTF-8, or not a whole record that keeps what `original` must keep
+/// (`mdstore::edit::validate`; checked again under the lock by [`save`]).
+pub fn validate(id: &str, original: &[u8], edited: Vec<u8>) -> Result<String, Vec<Problem>> {
+    let text = String::from_utf8(edited)
+        .map_err(|e| vec![Problem::error(None, format!("not valid UTF-8: {e}"))])?;
+    let problems = mdstore::edit::validate(id, &String::from_utf8_lossy(original), &text);
+    if problems.is_empty() {
+        Ok(text)
+    } else {
+        Err(problems)
+    }
 }
 
 /// Saves `edited` over the record at `rel_path` of `store` if the file is

@@ -13,7 +13,7 @@ use mdstore::lock::LockError;
 
 use crate::lifecycle::pending;
 use crate::write_failure::WriteFailure;
-use crate::{config, context, dream, extract, git, model, records, stores};
+use crate::{config, context, dream, extract, git, model, records, search, stores};
 
 /// What kind of failure an error is, so that a face can report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +142,12 @@ fn explain_one(error: &(dyn Error + 'static)) -> Option<Explained> {
 fn kind_and_hint(error: &(dyn Error + 'static)) -> Option<(Kind, Option<String>)> {
     if let Some(e) = error.downcast_ref::<config::ConfigError>() {
         return Some((e.kind(), e.hint()));
+    }
+    if let Some(search::SearchError::NoStore { wanted, .. }) = error.downcast_ref() {
+        return Some((
+            Kind::BadInput,
+            Some(search::no_store_hint(wanted).to_string()),
+        ));
     }
     if let Some(e) = error.downcast_ref::<stores::StoreError>() {
         return Some((e.kind(), e.hint()));

@@ -64,6 +64,33 @@ pub fn catalogs(config: &Config, stores: &[ScopedStore]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// What [`before_command`] did.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// What [`repair`] did or could not do, one line each.
+    pub repaired: Vec<String>,
+    /// The `MEMORY.md` files [`catalogs`] regenerated.
+    pub regenerated: Vec<PathBuf>,
+}
+
+/// Before a command reads or plans from the stores: [`repair`], then, with
+/// `catalogs` (not for `check` and `status`, which report on the store as
+/// it is, nor for the hot path of `context`), [`catalogs`]. Nothing when the
+/// stores cannot be found: the command says why.
+pub fn before_command(config: &Config, catalogs: bool) -> Prepared {
+    let Ok(stores) = crate::stores::read_stores(config) else {
+        return Prepared::default();
+    };
+    Prepared {
+        repaired: repair(config, &stores),
+        regenerated: if catalogs {
+            self::catalogs(config, &stores)
+        } else {
+            Vec::new()
+        },
+    }
+}
+
 /// Finishes or undoes what a writer killed half-way left in each store (a
 /// dream's journal, a forget whose tombstone is not in place yet:
 /// `mdstore::recover`) before a command reads or plans from it, so that no

@@ -51,9 +51,13 @@ pub enum SearchError {
     /// The query cannot be searched for ([`query_hint`] says what to do).
     #[error("{0}")]
     Query(QueryError),
-    /// None of the stores `wanted` exists.
-    #[error("no store to search")]
-    NoStore { wanted: Vec<Scope> },
+    /// None of the stores `wanted` exists; `global`: where the global
+    /// store was looked for, when it alone was wanted.
+    #[error("{}", no_store_message(.wanted, .global.as_deref()))]
+    NoStore {
+        wanted: Vec<Scope>,
+        global: Option<PathBuf>,
+    },
     #[error(transparent)]
     Stores(StoreError),
     #[error("cannot search the {} store {}", scope.as_str(), root.display())]
@@ -63,6 +67,29 @@ pub enum SearchError {
         #[source]
         source: mdindex::Error,
     },
+}
+
+/// Why none of the `wanted` stores can be searched, naming the store asked for.
+fn no_store_message(wanted: &[Scope], global: Option<&Path>) -> String {
+    match (wanted, global) {
+        ([Scope::Global], Some(dir)) => format!(
+            "no global store to search: {} does not exist",
+            dir.display()
+        ),
+        ([Scope::Workspace], _) => "no workspace store to search here".to_string(),
+        _ => "no store to search here".to_string(),
+    }
+}
+
+/// What to do when none of the `wanted` stores exists.
+pub fn no_store_hint(wanted: &[Scope]) -> &'static str {
+    match wanted {
+        [Scope::Global] => "create it with `memctl init --global`",
+        [Scope::Workspace] => "run `memctl init` in your project's root, or pass --store DIR",
+        _ => {
+            "run `memctl init` in your project's root, pass --store DIR, or create the global store with `memctl init --global`"
+        }
+    }
 }
 
 /// Runs `request` over the stores it covers ([`Config::global`] narrows
@@ -89,7 +116,11 @@ pub fn search(
         .filter(|s| wanted.contains(&s.scope))
         .collect();
     if stores.is_empty() {
-        return Err(SearchError::NoStore { wanted });
+        let global = match wanted[..] {
+            [Scope::Global] => Some(stores::global_dir(config).map_err(SearchError::Stores)?),
+            _ => None,
+        };
+        return Err(SearchError::NoStore { wanted, global });
     }
     let mut warnings = Vec::new();
     let mut model = crate::semantic::in_force(config, &mut warnings);

@@ -65,7 +65,7 @@ fn run(cli: Cli, config: &mdagent::Config, ui: &Ui) -> anyhow::Result<Exit> {
     // After a merge, checkout or pull, MEMORY.md catches up with the records
     // before a command uses them. `check` and `status` report on the store
     // as it is, and `init` regenerates it anyway.
-    if matches!(
+    let catalogs = matches!(
         cli.command,
         Command::Remember(_)
             | Command::Forget(_)
@@ -77,22 +77,18 @@ fn run(cli: Cli, config: &mdagent::Config, ui: &Ui) -> anyhow::Result<Exit> {
             | Command::Review(_)
             | Command::Mcp
             | Command::Dream(_)
-    ) && let Ok(stores) = mdagent::stores::read_stores(config)
-    {
-        repair(config, ui, &stores);
-        for regenerated in mdagent::freshen::catalogs(config, &stores) {
-            if ui.verbose {
-                ui.note(&format!(
-                    "Regenerated {}: git changed the records (a merge, checkout or pull).",
-                    regenerated.display()
-                ));
-            }
+    );
+    if catalogs || matches!(cli.command, Command::Context(_)) {
+        let prepared = mdagent::freshen::before_command(config, catalogs);
+        for repaired in &prepared.repaired {
+            ui.warn(&format!("repaired: {repaired}"));
         }
-    }
-    if matches!(cli.command, Command::Context(_))
-        && let Ok(stores) = mdagent::stores::read_stores(config)
-    {
-        repair(config, ui, &stores);
+        for regenerated in prepared.regenerated.iter().filter(|_| ui.verbose) {
+            ui.note(&format!(
+                "Regenerated {}: git changed the records (a merge, checkout or pull).",
+                regenerated.display()
+            ));
+        }
     }
     match cli.command {
         Command::Init(args) => cmd::init::run(config, ui, args),
@@ -117,14 +113,6 @@ fn run(cli: Cli, config: &mdagent::Config, ui: &Ui) -> anyhow::Result<Exit> {
         Command::Setup(args) => cmd::setup::run(config, ui, &args),
         Command::Model(args) => cmd::model::run(config, ui, args),
         Command::Man(args) => cmd::man::run(args),
-    }
-}
-
-/// A write killed half-way (a dream, a forget) is finished or undone
-/// first, so that no command reads or plans from half of a change.
-fn repair(config: &mdagent::Config, ui: &Ui, stores: &[mdagent::stores::ScopedStore]) {
-    for repaired in mdagent::freshen::repair(config, stores) {
-        ui.warn(&format!("repaired: {repaired}"));
     }
 }
 

@@ -96,3 +96,51 @@ fn watch(
         .map_err(|e| MaintainError::Watch(Box::new(e)))?;
     Ok(Watched::Stopped)
 }
+
+/// The stores a long-lived face (the MCP server) keeps watched, and what
+/// went wrong on the way.
+#[derive(Default)]
+pub struct KeptWatched {
+    /// The caller's own watchers, to keep alive while it lives.
+    pub watchers: Vec<Watcher>,
+    /// One line each; without a watcher a search compares the store with
+    /// its index instead.
+    pub warnings: Vec<String>,
+}
+
+/// Keeps each store watched while the caller lives: by the detached
+/// watcher a hook starts, which outlives it ([`crate::lifecycle::keep_watched`]),
+/// or, when the settings turn that job off, by watchers of the caller's own,
+/// each giving its notes to `on_note`. A store that another watcher already
+/// keeps is left to it.
+pub fn keep_watched(
+    config: &Config,
+    on_note: impl FnMut(WatchNote) + Send + Clone + 'static,
+) -> KeptWatched {
+    let mut kept = KeptWatched::default();
+    let stores = match stores::read_stores(config) {
+        Ok(stores) => stores,
+        Err(e) => {
+            kept.warnings.push(format!("no store watched: {e}"));
+            return kept;
+        }
+    };
+    if let Ok(launcher) = crate::lifecycle::Launcher::current() {
+        let detached = crate::lifecycle::keep_watched(config, &launcher, &stores);
+        kept.warnings.extend(detached.warnings);
+        if detached.detached {
+            return kept;
+        }
+    }
+    for scoped in &stores {
+        match Watcher::start(&scoped.store, config.cache_dir(), on_note.clone()) {
+            Ok(started) => kept.watchers.push(started.watcher),
+            Err(mdindex::Error::WatcherRunning { .. }) => {}
+            Err(e) => kept.warnings.push(format!(
+                "no watcher for the {} store ({e}); searches compare it with the index instead",
+                scoped.scope.as_str()
+            )),
+        }
+    }
+    kept
+}

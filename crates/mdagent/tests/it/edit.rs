@@ -49,3 +49,27 @@ fn an_edit_is_saved_with_a_new_revision_unless_the_file_changed_meanwhile() {
     );
     assert!(again.committed.changed.is_empty());
 }
+
+#[test]
+fn an_edited_copy_is_the_text_to_save_only_when_it_is_a_whole_record_in_utf8() {
+    let stores = Stores::new();
+    write(
+        &stores.workspace(),
+        RecordFile::written("deploys").body("Fridays.\n"),
+    );
+    let original = std::fs::read(stores.workspace().join("deploys.md")).unwrap();
+    let text = String::from_utf8(original.clone()).unwrap();
+    let edited = text.replace("Fridays.", "Never on Fridays.");
+
+    assert_eq!(
+        edit::validate("deploys", &original, edited.clone().into_bytes()).unwrap(),
+        edited
+    );
+    let not_utf8 = edit::validate("deploys", &original, b"---\xff\n".to_vec()).unwrap_err();
+    assert!(
+        not_utf8[0].message.starts_with("not valid UTF-8"),
+        "{not_utf8:?}"
+    );
+    let no_header = edit::validate("deploys", &original, b"just text\n".to_vec()).unwrap_err();
+    assert!(!no_header.is_empty());
+}

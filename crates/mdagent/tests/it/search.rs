@@ -151,7 +151,24 @@ fn no_store_to_search_names_the_stores_wanted() {
     let only_global = [Scope::Global];
     let (found, _) = run(&stores, false, &request("freeze", Some(&only_global)));
     match found {
-        Err(SearchError::NoStore { wanted }) => assert_eq!(wanted, [Scope::Global]),
+        Err(e @ SearchError::NoStore { .. }) => {
+            let SearchError::NoStore { wanted, .. } = &e else {
+                unreachable!()
+            };
+            assert_eq!(wanted, &[Scope::Global]);
+            let message = e.to_string();
+            assert!(
+                message.starts_with("no global store to search: ")
+                    && message.ends_with(" does not exist"),
+                "{message}"
+            );
+            let explained = mdagent::explain::explain(&e).unwrap();
+            assert_eq!(explained.kind, mdagent::explain::Kind::BadInput);
+            assert_eq!(
+                explained.hint.as_deref(),
+                Some("create it with `memctl init --global`")
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -160,19 +160,9 @@ impl Session<'_> {
                 ui.note(&format!("No changes to {}.", self.id));
                 return Ok(Err(Exit::Ok));
             }
-            let problems = match String::from_utf8(bytes) {
-                Ok(text) => {
-                    let before = String::from_utf8_lossy(self.original);
-                    let problems = mdstore::edit::validate(self.id, &before, &text);
-                    if problems.is_empty() {
-                        return Ok(Ok(text));
-                    }
-                    problems
-                }
-                Err(e) => vec![mdstore::Problem::error(
-                    None,
-                    format!("not valid UTF-8: {e}"),
-                )],
+            let problems = match edit::validate(self.id, self.original, bytes) {
+                Ok(text) => return Ok(Ok(text)),
+                Err(problems) => problems,
             };
             print_problems(self.path, &problems);
             if !ui.interactive {
@@ -194,7 +184,7 @@ impl Session<'_> {
     }
 }
 
-fn print_problems(path: &Path, problems: &[mdstore::Problem]) {
+fn print_problems(path: &Path, problems: &[edit::Problem]) {
     for problem in problems {
         let line = problem.line.map(|l| format!(":{l}")).unwrap_or_default();
         eprintln!(

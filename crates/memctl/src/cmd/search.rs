@@ -3,7 +3,7 @@
 use mdagent::Config;
 use mdagent::records::hit_json;
 use mdagent::search::{self, Request, SearchError};
-use mdagent::stores::{self, Scope, ScopedStore};
+use mdagent::stores::{Scope, ScopedStore};
 use mdindex::query::QueryError;
 use mdindex::{Hit, Progress, RebuildReport};
 use mdstore::RecordType;
@@ -31,8 +31,7 @@ pub fn run(config: &Config, ui: &Ui, args: SearchArgs) -> anyhow::Result<Exit> {
         ui,
         bar: ProgressBar::new(ui),
     };
-    let found =
-        search::search(config, &request, &mut face).map_err(|e| failure(config, &text, e))?;
+    let found = search::search(config, &request, &mut face).map_err(|e| failure(&text, e))?;
     let hits = found.hits;
     if args.json {
         print_json(&hits)?;
@@ -71,15 +70,12 @@ impl search::Face for CliFace<'_> {
 }
 
 /// A search that gave no answer, as the CLI says it.
-fn failure(config: &Config, text: &str, e: SearchError) -> anyhow::Error {
+fn failure(text: &str, e: SearchError) -> anyhow::Error {
     match e {
         SearchError::Query(e) => query_failure(text, e).into(),
-        SearchError::NoStore { wanted } => match no_store_to_search(config, &wanted) {
-            Ok(failure) => failure.into(),
-            Err(e) => e,
-        },
         SearchError::Stores(e) => e.into(),
-        e @ SearchError::Store { .. } => e.into(),
+        // The table in `mdagent::explain` knows a missing store's hint.
+        e @ (SearchError::NoStore { .. } | SearchError::Store { .. }) => e.into(),
     }
 }
 
@@ -113,22 +109,6 @@ fn print_human(
         ui.note(&format!("No records match {query}."));
     }
     Ok(())
-}
-
-/// Why none of the `wanted` stores can be searched, naming the store asked for.
-fn no_store_to_search(config: &Config, wanted: &[Scope]) -> anyhow::Result<Failure> {
-    Ok(match wanted {
-        [Scope::Global] => Failure::bad_input(format!(
-            "no global store to search: {} does not exist",
-            stores::global_dir(config)?.display()
-        ))
-        .with_hint("create it with `memctl init --global`"),
-        [Scope::Workspace] => Failure::bad_input("no workspace store to search here")
-            .with_hint("run `memctl init` in your project's root, or pass --store DIR"),
-        _ => Failure::bad_input("no store to search here").with_hint(
-            "run `memctl init` in your project's root, pass --store DIR, or create the global store with `memctl init --global`",
-        ),
-    })
 }
 
 fn render_hit(ui: &Ui, scope: Scope, hit: &Hit, label_scope: bool) -> String {

@@ -41,6 +41,7 @@ use serde_json::{Map, Value, json};
 
 use mdagent::Config;
 use mdagent::context::session::Shown;
+use mdagent::maintain::watch;
 use mdagent::stores::{self, ScopedStore};
 
 use self::args::{ToolError, parse, shown_value};
@@ -94,48 +95,20 @@ pub fn run(config: &Config, ui: &Ui) -> anyhow::Result<Exit> {
     Ok(Exit::Ok)
 }
 
-/// Keeps each store watched, on a thread of its own so that the client's
-/// `initialize` is answered meanwhile: by the detached watcher a hook
-/// starts, which outlives this server (`mdagent::lifecycle::keep_watched`),
-/// or, when the settings turn that job off, by a watcher of the server's
-/// own, built here while the server lives. A store that another watcher
-/// already keeps is left to it; without a watcher, a search compares the
-/// store with its index instead.
+/// Keeps each store watched (`mdagent::maintain::watch::keep_watched`), on
+/// a thread of its own so that the client's `initialize` is answered
+/// meanwhile; the server's own watchers live as long as it does.
 fn start_watchers(config: Config, verbose: bool) -> JoinHandle<Vec<Watcher>> {
     std::thread::spawn(move || {
-        let stores = match stores::read_stores(&config) {
-            Ok(stores) => stores,
-            Err(e) => {
-                eprintln!("warning: no store watched: {e}");
-                return Vec::new();
-            }
-        };
-        if let Ok(launcher) = mdagent::lifecycle::Launcher::current() {
-            let kept = mdagent::lifecycle::keep_watched(&config, &launcher, &stores);
-            for warning in &kept.warnings {
-                eprintln!("warning: {}", ui::shown(warning));
-            }
-            if kept.detached {
-                return Vec::new();
-            }
+        let kept = watch::keep_watched(&config, move |note| match note {
+            WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
+            WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
+            _ => {}
+        });
+        for warning in &kept.warnings {
+            eprintln!("warning: {}", ui::shown(warning));
         }
-        let cache = config.cache_dir();
-        let mut watchers = Vec::new();
-        for scoped in &stores {
-            match Watcher::start(&scoped.store, cache, move |note| match note {
-                WatchNote::Problem(problem) => eprintln!("warning: {problem}"),
-                WatchNote::Rescan { why } if verbose => eprintln!("rescan: {why}"),
-                _ => {}
-            }) {
-                Ok(started) => watchers.push(started.watcher),
-                Err(mdindex::Error::WatcherRunning { .. }) => {}
-                Err(e) => eprintln!(
-                    "warning: no watcher for the {} store ({e}); searches compare it with the index instead",
-                    scoped.scope.as_str()
-                ),
-            }
-        }
-        watchers
+        kept.watchers
     })
 }
 
