@@ -55,6 +55,7 @@ pub fn recall(
                 prompt,
                 words_pass,
                 limit,
+                ask.background_budget,
                 warnings,
             );
         }
@@ -92,10 +93,17 @@ fn judge_by_meaning(
     prompt: &str,
     words_pass: bool,
     limit: usize,
+    background_budget: Option<std::time::Duration>,
     warnings: &mut Vec<String>,
 ) {
     let stores: Vec<&ScopedStore> = per_store.iter().map(|(scoped, _)| *scoped).collect();
-    match judge(config, &stores, model, query, prompt, words_pass, limit) {
+    let judged = judge(config, &stores, model, query, prompt, words_pass, limit);
+    let judged = judged.and_then(|mut judgement| {
+        let background = meaning::background_vectors(model, config.cache_dir(), background_budget)?;
+        judgement.to_background = meaning::to_background(&judgement.prompt, &background);
+        Ok(judgement)
+    });
+    match judged {
         Ok(judgement) => {
             let passes = judgement.passes();
             for ((_, hits), fused) in per_store.iter_mut().zip(judgement.fused) {
@@ -111,8 +119,11 @@ pub struct Judgement {
     /// The prompt's best cosine to any record of the stores (their stored
     /// vectors, `mdindex::semantic`).
     pub closest: f32,
-    /// Its best cosines to the background, best first.
+    /// Its best cosines to the background, best first (empty until
+    /// [`meaning::background_vectors`] gives the background).
     pub to_background: Vec<f32>,
+    /// The prompt's vector.
+    pub prompt: mdembed::Embedding,
     /// Whether the words alone pass (`mdindex::relevance::THRESHOLD`).
     pub words_pass: bool,
     /// Each store's records, words and meaning fused, best first.
@@ -163,10 +174,10 @@ pub fn judge(
         fused.push(outcome.hits);
     }
     let vector = model.embed(prompt).map_err(|e| e.to_string())?;
-    let background = meaning::background_vectors(model, cache)?;
     Ok(Judgement {
         closest,
-        to_background: meaning::to_background(&vector, &background),
+        to_background: Vec::new(),
+        prompt: vector,
         words_pass,
         fused,
     })

@@ -14,6 +14,7 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use mdembed::{DIM, Embedding, Model};
 use mdindex::semantic::VECTORS_VERSION;
@@ -100,28 +101,86 @@ pub fn to_background(prompt: &Embedding, background: &[Embedding]) -> Vec<f32> {
     cosines
 }
 
+/// How long one request may spend embedding the background before the
+/// words decide for it: the first prompt after the model is turned on also
+/// embeds the records that have no vector, and an agent kills a hook at its
+/// timeout (10 s as `memctl setup` writes it). Embedding all 1,214 requests
+/// at once took longer than that on two cores, and a hook killed before the
+/// end kept nothing, so every later prompt started again (a review found
+/// it). What is embedded is kept after each chunk, so a few prompts finish it.
+pub const HOOK_BACKGROUND_BUDGET: Duration = Duration::from_secs(3);
+/// Requests embedded between two saves.
+const BACKGROUND_CHUNK: usize = 64;
+
 /// The background's vectors: read from the cache folder, or embedded
-/// once (1,214 requests) and kept there. The file's name says
-/// which model and which background made it, so another of either makes
-/// it again; a file of the wrong size or holding a vector the model could
-/// not have made (the cache is derived data anything can write) is made
-/// again too.
-pub fn background_vectors(model: &Model, cache_dir: &Path) -> Result<Vec<Embedding>, String> {
-    let texts = background_texts();
-    let path = cache_path(cache_dir, &texts);
-    if let Some(vectors) = std::fs::read(&path)
-        .ok()
-        .and_then(|bytes| from_bytes(&bytes, texts.len()))
-    {
+/// (1,214 requests) and kept there. The file's name says which model and
+/// which background made it, so another of either makes it again; a file
+/// of the wrong size or holding a vector the model could not have made
+/// (the cache is derived data anything can write) is made again too, and
+/// none is read through a link or past its expected size. While it is
+/// being made, at most `budget` a call (none: until done), the answer is
+/// an error that says how far it got: the words decide that prompt.
+pub fn background_vectors(
+    model: &Model,
+    cache_dir: &Path,
+    budget: Option<Duration>,
+) -> Result<Vec<Embedding>, String> {
+    let deadline = budget.map(|budget| Instant::now() + budget);
+    let embed = |chunk: &[String]| {
+        model
+            .embed_batch(chunk)
+            .map_err(|e| format!("cannot embed the background requests: {e}"))
+    };
+    build_background(&background_texts(), cache_dir, &embed, &|| {
+        deadline.is_some_and(|deadline| Instant::now() >= deadline)
+    })
+}
+
+type Embedder<'a> = dyn Fn(&[String]) -> Result<Vec<Embedding>, String> + 'a;
+
+/// [`background_vectors`] with its embedder and its clock given, so that
+/// tests need no model: `out_of_time` is asked after each chunk.
+fn build_background(
+    texts: &[String],
+    cache_dir: &Path,
+    embed: &Embedder<'_>,
+    out_of_time: &dyn Fn() -> bool,
+) -> Result<Vec<Embedding>, String> {
+    let path = cache_path(cache_dir, texts);
+    let whole = texts.len() * DIM * 4;
+    if let Some(vectors) = read_bounded(&path, whole).and_then(|b| from_bytes(&b, texts.len())) {
         return Ok(vectors);
     }
-    let vectors = model
-        .embed_batch(&texts)
-        .map_err(|e| format!("cannot embed the background requests: {e}"))?;
-    // A cache that cannot be written costs the embedding again next time,
-    // nothing else.
+    let partial = path.with_extension("partial");
+    let mut vectors = read_bounded(&partial, whole)
+        .filter(|bytes| bytes.len() % (DIM * 4) == 0 && bytes.len() < whole)
+        .and_then(|bytes| from_bytes(&bytes, bytes.len() / (DIM * 4)))
+        .unwrap_or_default();
+    while vectors.len() < texts.len() {
+        let end = (vectors.len() + BACKGROUND_CHUNK).min(texts.len());
+        vectors.extend(embed(&texts[vectors.len()..end])?);
+        if vectors.len() < texts.len() {
+            // A cache that cannot be written costs the embedding again
+            // next time, nothing else.
+            let _ = write_atomically(&partial, &to_bytes(&vectors));
+            if out_of_time() {
+                return Err(format!(
+                    "the background of ordinary requests is being embedded ({} of {}); the words decide until it is done",
+                    vectors.len(),
+                    texts.len()
+                ));
+            }
+        }
+    }
     let _ = write_atomically(&path, &to_bytes(&vectors));
+    let _ = std::fs::remove_file(&partial);
     Ok(vectors)
+}
+
+/// The bytes of a cache file of at most `max` bytes: none for a link, a
+/// pipe, a larger file or one that cannot be read.
+fn read_bounded(path: &Path, max: usize) -> Option<Vec<u8>> {
+    mdstore::untrusted::read(path, max as u64).ok().flatten()
 }
 
 /// `CACHE/background/<hash of the model's version and the texts>.f32`.
@@ -189,6 +248,65 @@ mod tests {
         assert_eq!(texts.len(), in_files);
         assert!(texts.len() >= 1_200, "{}", texts.len());
         assert!(texts.iter().all(|t| !t.trim().is_empty()));
+    }
+
+    fn unit(i: usize) -> Embedding {
+        let mut v = [0f32; DIM];
+        v[i % DIM] = 1.0;
+        v
+    }
+
+    /// A hook killed at its timeout kept nothing of the background, so
+    /// every prompt began it again: it is kept chunk by chunk, a call that
+    /// runs out of time says how far it got, and the next goes on from there.
+    #[test]
+    fn the_background_is_embedded_a_chunk_at_a_time_and_kept_between_prompts() {
+        let cache = tempfile::tempdir().unwrap();
+        let texts: Vec<String> = (0..150).map(|i| format!("request {i}")).collect();
+        let embedded = std::cell::Cell::new(0);
+        let embed = |chunk: &[String]| {
+            embedded.set(embedded.get() + chunk.len());
+            Ok(chunk.iter().map(|t| unit(t.len())).collect())
+        };
+        let first = build_background(&texts, cache.path(), &embed, &|| true);
+        let why = first.unwrap_err();
+        assert!(why.contains("64 of 150"), "{why}");
+        let second = build_background(&texts, cache.path(), &embed, &|| true);
+        assert!(second.unwrap_err().contains("128 of 150"));
+        let third = build_background(&texts, cache.path(), &embed, &|| true).unwrap();
+        assert_eq!(third.len(), 150);
+        assert_eq!(embedded.get(), 150, "nothing was embedded twice");
+        let again = build_background(&texts, cache.path(), &embed, &|| true).unwrap();
+        assert_eq!(again.len(), 150);
+        assert_eq!(
+            embedded.get(),
+            150,
+            "the whole file is read, not made again"
+        );
+        let partials = std::fs::read_dir(cache.path().join("background"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "partial")
+            })
+            .count();
+        assert_eq!(partials, 0, "the partial file is gone once done");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_background_cache_that_is_a_link_or_too_large_is_not_read() {
+        let cache = tempfile::tempdir().unwrap();
+        let texts: Vec<String> = (0..3).map(|i| format!("r{i}")).collect();
+        let path = cache_path(cache.path(), &texts);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        let embed = |chunk: &[String]| Ok(chunk.iter().map(|t| unit(t.len())).collect());
+        let made = build_background(&texts, cache.path(), &embed, &|| false).unwrap();
+        assert_eq!(made.len(), 3);
     }
 
     #[test]

@@ -42,6 +42,12 @@ pub struct Ask<'a> {
     pub max: usize,
     /// Keys (`scope:id`, [`key`]) not to show again.
     pub already_shown: HashSet<String>,
+    /// How long this request may spend embedding the background of
+    /// ordinary requests while its cached vectors are not all made
+    /// ([`meaning::background_vectors`]); the words decide meanwhile. The
+    /// hook gives [`meaning::HOOK_BACKGROUND_BUDGET`], under the agent's
+    /// timeout; `None` (a person or a tool asking) waits until it is made.
+    pub background_budget: Option<std::time::Duration>,
 }
 
 /// Why the context could not be gathered.

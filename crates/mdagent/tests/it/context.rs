@@ -31,6 +31,7 @@ fn prompt<'a>(already_shown: &[&str]) -> Ask<'a> {
         session_start: false,
         max: context::DEFAULT_MAX,
         already_shown: already_shown.iter().map(|k| k.to_string()).collect(),
+        background_budget: None,
     }
 }
 
@@ -98,6 +99,7 @@ fn a_session_start_shows_each_stores_catalogue_without_expired_lines() {
         session_start: true,
         max: context::DEFAULT_MAX,
         already_shown: HashSet::new(),
+        background_budget: None,
         ..Ask::default()
     };
     let context = gather(&stores, &ask);

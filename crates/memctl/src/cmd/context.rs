@@ -26,6 +26,7 @@ pub fn run(config: &Config, ui: &Ui, args: ContextArgs) -> anyhow::Result<Exit> 
         session_start: args.session_start,
         max: args.max,
         already_shown: HashSet::new(),
+        background_budget: None,
     };
     let stores = mdagent::stores::read_stores(config)?;
     let context = context::gather(config, &stores, &ask)?;

@@ -41,6 +41,7 @@ pub fn recall(
         session_start,
         max,
         already_shown: shown.keys().map(str::to_string).collect(),
+        background_budget: None,
     };
     let stores = mdagent::stores::read_stores(config).map_err(ToolError::from_error)?;
     let gathered = context::gather(config, &stores, &ask).map_err(ToolError::from_error)?;

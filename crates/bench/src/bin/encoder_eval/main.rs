@@ -298,6 +298,7 @@ fn through_context(
         session_start: false,
         max: SHOWN,
         already_shown: Default::default(),
+        background_budget: None,
     };
     let context = mdagent::context::gather(config, stores, &ask)?;
     for warning in &context.warnings {

@@ -245,6 +245,7 @@ fn user_prompt_submit(
         session_start: false,
         max: hook.max,
         already_shown: session.keys().map(str::to_string).collect(),
+        background_budget: Some(mdagent::context::meaning::HOOK_BACKGROUND_BUDGET),
     };
     let answer = answer::Answer {
         event: name,
