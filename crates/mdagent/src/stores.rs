@@ -193,10 +193,14 @@ fn found_again(dir: &Path) -> Result<PathBuf, StoreError> {
     else {
         return Err(refused(mdstore::untrusted::Refusal::Replaced));
     };
-    match found_store(holder)? {
-        Some(vetted) => Ok(vetted),
-        None => Err(refused(mdstore::untrusted::Refusal::Replaced)),
+    let vetted = found_store(holder)?.ok_or(refused(mdstore::untrusted::Refusal::Replaced))?;
+    // The hook names the folder fully resolved: a folder on the way that
+    // a checkout made a link since (to another project's `.memory`)
+    // resolves elsewhere now.
+    if std::fs::canonicalize(&vetted).ok().as_deref() != Some(dir) {
+        return Err(refused(mdstore::untrusted::Refusal::Replaced));
     }
+    Ok(vetted)
 }
 
 /// The arguments that name `scoped`'s store to a job memctl starts (a
@@ -370,6 +374,27 @@ mod tests {
         assert_eq!(workspace_dir(&config(&found)).unwrap(), Some(found.clone()));
         let named_args = job_store_args(&config(&found), &scoped);
         assert_eq!(named_args[0], "--store");
+    }
+
+    /// The hook found `/repo/pkg/.memory`; a checkout made `pkg` a link to
+    /// another project holding a real `.memory`: the job refuses it.
+    #[cfg(unix)]
+    #[test]
+    fn a_found_store_whose_parent_became_a_link_is_refused() {
+        let repo = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let pkg = repo.path().join("pkg");
+        std::fs::create_dir_all(pkg.join(WORKSPACE_DIR)).unwrap();
+        std::fs::create_dir_all(other.path().join(WORKSPACE_DIR)).unwrap();
+        let found = pkg.join(WORKSPACE_DIR).canonicalize().unwrap();
+        assert!(workspace_dir(&config(&found).found()).is_ok());
+        std::fs::remove_dir_all(&pkg).unwrap();
+        std::os::unix::fs::symlink(other.path(), &pkg).unwrap();
+        let refused = workspace_dir(&config(&found).found());
+        assert!(
+            matches!(refused, Err(StoreError::Refused { .. })),
+            "{refused:?}"
+        );
     }
 
     #[test]

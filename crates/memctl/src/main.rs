@@ -38,6 +38,20 @@ fn main() -> ExitCode {
         ui.error(&message, Some(&hint));
         return ExitCode::from(Exit::BadInput as u8);
     }
+    // Only the jobs a hook starts are given a found store; `init` or
+    // `setup` with one would make it a store the user chose.
+    if cli.global.found_store.is_some()
+        && !matches!(
+            cli.command,
+            Command::Watch(_) | Command::Extract(_) | Command::Dream(_) | Command::List(_)
+        )
+    {
+        ui.error(
+            "--found-store is for the jobs memctl's hook starts (watch, extract, dream)",
+            Some("name a store you chose with --store DIR"),
+        );
+        return ExitCode::from(Exit::BadInput as u8);
+    }
     let exit = match run(cli, &config, &ui) {
         Ok(exit) => exit,
         Err(err) => report(&ui, &err, &args),

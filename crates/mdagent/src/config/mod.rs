@@ -219,8 +219,6 @@ impl Config {
         self.env.cwd.as_deref().map_err(Arc::clone)
     }
 
-    /// The workspace store folder named by `--store`, else by
-    /// `MEMCTL_STORE`, with how it was named, for messages.
     /// The same settings, with [`Config::store`] a folder memctl found in a
     /// project rather than one the user named (`--found-store`).
     pub fn found(mut self) -> Config {
@@ -233,9 +231,16 @@ impl Config {
         self.store_found && self.store.is_some()
     }
 
+    /// The workspace store folder named by `--store` (or `--found-store`),
+    /// else by `MEMCTL_STORE`, with how it was named, for messages.
     pub fn named_store(&self) -> Option<(PathBuf, String)> {
         if let Some(dir) = &self.store {
-            return Some((dir.clone(), format!("--store {}", dir.display())));
+            let flag = if self.store_found {
+                "--found-store"
+            } else {
+                "--store"
+            };
+            return Some((dir.clone(), format!("{flag} {}", dir.display())));
         }
         let dir = self.env.path(STORE_VAR)?;
         let named = format!("{STORE_VAR}={}", dir.display());

@@ -221,4 +221,12 @@ fn a_job_given_a_found_store_that_is_now_a_link_refuses_it() {
         assert!(run.stderr.contains(REFUSED), "{}", run.render());
     }
     assert_eq!(files_under(&notes), before);
+    // Only the hook's jobs take a found store: init would make it a store.
+    let init = env.run(&[found.as_str(), "init"]);
+    init.assert_code(2);
+    assert!(
+        init.stderr.contains("--found-store is for the jobs"),
+        "{}",
+        init.render()
+    );
 }
