@@ -203,6 +203,21 @@ fn found_again(dir: &Path) -> Result<PathBuf, StoreError> {
     Ok(vetted)
 }
 
+/// The store folder an agent's hook should name (`memctl setup`): the one
+/// the user named, resolved, so that the hook finds it from any folder;
+/// none when the hook should find the workspace store itself.
+pub fn hook_store(config: &Config) -> Result<Option<PathBuf>, StoreError> {
+    let Some(dir) = &config.store else {
+        return Ok(None);
+    };
+    std::fs::canonicalize(dir)
+        .map(Some)
+        .map_err(|_| StoreError::NoSuchFolder {
+            named: format!("--store {}", dir.display()),
+            dir: dir.clone(),
+        })
+}
+
 /// The arguments that name `scoped`'s store to a job memctl starts (a
 /// watcher, an extraction, a dream): `--global`; `--store DIR` for a folder
 /// the user named; `--found-store DIR` for one memctl found, so that the

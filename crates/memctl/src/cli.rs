@@ -50,10 +50,7 @@ pub struct GlobalArgs {
     /// The workspace store folder (else $MEMCTL_STORE, else the nearest `.memory/` above the current folder)
     #[arg(long, global = true, value_name = "DIR")]
     pub store: Option<PathBuf>,
-    /// A `.memory` folder the hook found in a project, named to a job it
-    /// starts: looked at again as found, never followed as a link the way a
-    /// folder the user names may be (a checkout can swap it for one between
-    /// the hook and the job)
+    /// A `.memory` the hook found, named to its jobs: vetted again (mdagent::stores::found_again)
     #[arg(
         long,
         global = true,

@@ -21,6 +21,8 @@ use crate::cli::{Cli, Command};
 use crate::failure::Exit;
 use crate::ui::Ui;
 
+const FOUND_STORE_ONLY: &str = "--found-store is only for the hook's jobs";
+
 fn main() -> ExitCode {
     let args = cli::protect_search_query(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(&args) {
@@ -38,18 +40,13 @@ fn main() -> ExitCode {
         ui.error(&message, Some(&hint));
         return ExitCode::from(Exit::BadInput as u8);
     }
-    // Only the jobs a hook starts are given a found store; `init` or
-    // `setup` with one would make it a store the user chose.
-    if cli.global.found_store.is_some()
-        && !matches!(
-            cli.command,
-            Command::Watch(_) | Command::Extract(_) | Command::Dream(_) | Command::List(_)
-        )
-    {
-        ui.error(
-            "--found-store is for the jobs memctl's hook starts (watch, extract, dream)",
-            Some("name a store you chose with --store DIR"),
-        );
+    // Only a hook's jobs take a found store: `init` or `setup` would make it a chosen one.
+    let job = matches!(
+        cli.command,
+        Command::Watch(_) | Command::Extract(_) | Command::Dream(_)
+    );
+    if cli.global.found_store.is_some() && !(job || matches!(cli.command, Command::List(_))) {
+        ui.error(FOUND_STORE_ONLY, Some("use --store DIR"));
         return ExitCode::from(Exit::BadInput as u8);
     }
     let exit = match run(cli, &config, &ui) {

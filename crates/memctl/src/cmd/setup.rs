@@ -29,14 +29,11 @@ pub fn run(config: &Config, ui: &Ui, args: &SetupArgs) -> anyhow::Result<Exit> {
         .and_then(std::fs::canonicalize)
         .context("cannot find the path of this memctl")?;
     let program = utf8(&program)?;
-    let mut store_args = Vec::new();
-    if let Some(dir) = &config.store {
-        let dir = std::fs::canonicalize(dir)
-            .with_context(|| format!("--store {}: no such folder", dir.display()))?;
-        store_args = vec!["--store".to_string(), utf8(&dir)?];
-    } else if config.global {
-        store_args = vec!["--global".to_string()];
-    }
+    let store_args = match mdagent::stores::hook_store(config)? {
+        Some(dir) => vec!["--store".to_string(), utf8(&dir)?],
+        None if config.global => vec!["--global".to_string()],
+        None => Vec::new(),
+    };
     let snippet = Snippet {
         program: &program,
         store_args: &store_args,

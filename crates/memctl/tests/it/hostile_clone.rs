@@ -225,7 +225,8 @@ fn a_job_given_a_found_store_that_is_now_a_link_refuses_it() {
     let init = env.run(&[found.as_str(), "init"]);
     init.assert_code(2);
     assert!(
-        init.stderr.contains("--found-store is for the jobs"),
+        init.stderr
+            .contains("--found-store is only for the hook's jobs"),
         "{}",
         init.render()
     );
