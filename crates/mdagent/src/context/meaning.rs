@@ -12,21 +12,16 @@
 //! `encoder_eval`), its threshold the quietest that keeps hit@5 within
 //! 0.03 of `search --limit 5`'s on each of them.
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use mdembed::{DIM, Embedding, Model};
 use mdindex::semantic::VECTORS_VERSION;
 
-/// The background requests, one JSON array a language group.
-const BACKGROUND: [&str; 5] = [
-    include_str!("../../data/background/en.json"),
-    include_str!("../../data/background/zh.json"),
-    include_str!("../../data/background/ja.json"),
-    include_str!("../../data/background/ko.json"),
-    include_str!("../../data/background/mixed.json"),
-];
+/// The background requests as build.rs packs them from
+/// `data/background/*.json`: the texts alone, NUL-separated, deflated.
+const BACKGROUND: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/background.deflate"));
 
 /// The background's best cosines that the gate reads: the first, the
 /// mean of the first three and of the first ten.
@@ -75,18 +70,19 @@ impl Gate {
     }
 }
 
-/// The background's texts, in the order of [`BACKGROUND`] (a test checks
-/// that every shipped file parses to its requests).
+/// The background's texts, in build.rs's order (a test checks that it
+/// holds every request of the JSON files).
 pub fn background_texts() -> Vec<String> {
-    BACKGROUND
-        .iter()
-        .flat_map(|file| {
-            serde_json::from_str::<Vec<serde_json::Value>>(file)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|item| item["text"].as_str().map(str::to_string))
-        })
-        .collect()
+    let mut packed = String::new();
+    // Packed at build time from the repository's own files: it cannot
+    // fail but by a broken build, and then no background is the answer.
+    if flate2::read::DeflateDecoder::new(BACKGROUND)
+        .read_to_string(&mut packed)
+        .is_err()
+    {
+        return Vec::new();
+    }
+    packed.split_terminator('\0').map(str::to_string).collect()
 }
 
 /// The prompt's best cosines to the background, best first, at most
@@ -241,11 +237,18 @@ mod tests {
     #[test]
     fn the_shipped_background_parses_to_every_request() {
         let texts = background_texts();
-        let in_files: usize = BACKGROUND
-            .iter()
-            .map(|f| f.matches("\"text\":").count())
-            .sum();
-        assert_eq!(texts.len(), in_files);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/background");
+        let mut in_files = Vec::new();
+        for name in ["en", "zh", "ja", "ko", "mixed"] {
+            let json = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+            let items: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+            in_files.extend(
+                items
+                    .iter()
+                    .map(|i| i["text"].as_str().unwrap().to_string()),
+            );
+        }
+        assert_eq!(texts, in_files);
         assert!(texts.len() >= 1_200, "{}", texts.len());
         assert!(texts.iter().all(|t| !t.trim().is_empty()));
     }
