@@ -49,8 +49,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let short: Vec<f64> = prompts.iter().map(|p| time(p, Kind::Query, 5)).collect();
     println!(
         "short prompt ({} to {} pieces): median {:.1} ms (per prompt: {:?})",
-        prompts.iter().map(|p| model.tokenize(p, Kind::Query).len()).min().unwrap_or(0) + 2,
-        prompts.iter().map(|p| model.tokenize(p, Kind::Query).len()).max().unwrap_or(0) + 2,
+        prompts
+            .iter()
+            .map(|p| model.tokenize(p, Kind::Query).len())
+            .min()
+            .unwrap_or(0)
+            + 2,
+        prompts
+            .iter()
+            .map(|p| model.tokenize(p, Kind::Query).len())
+            .max()
+            .unwrap_or(0)
+            + 2,
         median_ms(short.clone()),
         short.iter().map(|t| format!("{t:.1}")).collect::<Vec<_>>()
     );
