@@ -41,6 +41,33 @@ pub fn in_force(config: &Config, warnings: &mut Vec<String>) -> Option<Box<mdemb
     }
 }
 
+/// What memctl lacks without an encoder, the first time it runs without
+/// one (issue 24: it still runs, and says so once): nothing when the user
+/// turned it off. "Once" is a mark in the cache folder; a cache that cannot
+/// hold it says it again next time, which is better than never.
+/// `context` asks (relevance is where the encoder matters most).
+pub fn say_once_what_is_missing(config: &Config) -> Option<String> {
+    if config.encoder_turned_off() || !matches!(config.embed_model(), Ok(None)) {
+        return None;
+    }
+    let mark = config.cache_dir().join("said").join("no-encoder");
+    if std::fs::symlink_metadata(&mark).is_ok() {
+        return None;
+    }
+    // The cache folder is private (it holds session state); so is the mark.
+    let _ = mdstore::atomic::create_private_dir_all(mark.parent()?);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let _ = options.open(&mark);
+    Some(NO_ENCODER.to_string())
+}
+
+/// Said once when no sentence encoder is installed.
+pub const NO_ENCODER: &str = "no sentence encoder installed: relevance is judged by words alone \
+     (`memctl model install` adds it; said once)";
+
 /// What to say when the model cannot be used for this search, or failed
 /// in it: the answer is by words alone.
 pub fn off_because(why: impl std::fmt::Display) -> String {

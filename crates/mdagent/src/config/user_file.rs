@@ -60,7 +60,18 @@ pub struct UserFile {
     /// The file, when there is one.
     pub path: Option<PathBuf>,
     model: Result<UserConfig, ConfigError>,
-    semantic: Result<Option<PathBuf>, ConfigError>,
+    semantic: Result<ModelSetting, ConfigError>,
+}
+
+/// `[semantic] model` of the user's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelSetting {
+    /// Not set: the model installed at the default place, if any.
+    Unset,
+    /// `model = "off"`: no encoder, even one installed.
+    Off,
+    /// `model = "/abs/path"`.
+    At(PathBuf),
 }
 
 impl Default for UserFile {
@@ -69,7 +80,7 @@ impl Default for UserFile {
         UserFile {
             path: None,
             model: Ok(UserConfig::default()),
-            semantic: Ok(None),
+            semantic: Ok(ModelSetting::Unset),
         }
     }
 }
@@ -113,12 +124,9 @@ impl UserFile {
         self.model.as_ref().map_err(Clone::clone)
     }
 
-    /// `[semantic] model`, if set: an absolute path.
-    pub fn semantic_model(&self) -> Result<Option<&Path>, ConfigError> {
-        match &self.semantic {
-            Ok(path) => Ok(path.as_deref()),
-            Err(e) => Err(e.clone()),
-        }
+    /// `[semantic] model`: unset, off, or an absolute path.
+    pub fn semantic_model(&self) -> Result<&ModelSetting, ConfigError> {
+        self.semantic.as_ref().map_err(Clone::clone)
     }
 }
 
@@ -145,7 +153,7 @@ fn model_part(path: &Path, text: &str) -> Result<UserConfig, ConfigError> {
 
 /// `[semantic] model` in `text`. Other tables are other settings' to read;
 /// an unknown key of `[semantic]` is an error.
-fn semantic_part(path: &Path, text: &str) -> Result<Option<PathBuf>, ConfigError> {
+fn semantic_part(path: &Path, text: &str) -> Result<ModelSetting, ConfigError> {
     let invalid = |why: String| ConfigError::Invalid {
         path: path.to_path_buf(),
         part: Part::UserSemantic,
@@ -153,7 +161,7 @@ fn semantic_part(path: &Path, text: &str) -> Result<Option<PathBuf>, ConfigError
     };
     let table: toml::Table = text.parse().map_err(|e| invalid(format!("{e}")))?;
     let Some(semantic) = table.get("semantic") else {
-        return Ok(None);
+        return Ok(ModelSetting::Unset);
     };
     let semantic = semantic
         .as_table()
@@ -164,18 +172,21 @@ fn semantic_part(path: &Path, text: &str) -> Result<Option<PathBuf>, ConfigError
         )));
     }
     let Some(model) = semantic.get("model") else {
-        return Ok(None);
+        return Ok(ModelSetting::Unset);
     };
     let model = model
         .as_str()
-        .ok_or_else(|| invalid("[semantic] model must be a string (a path)".into()))?;
+        .ok_or_else(|| invalid("[semantic] model must be a string (a path, or \"off\")".into()))?;
+    if model == "off" {
+        return Ok(ModelSetting::Off);
+    }
     let model_path = PathBuf::from(model);
     if model.contains('\0') || !model_path.is_absolute() {
         return Err(invalid(format!(
-            "[semantic] model must be an absolute path, not {model:?}"
+            "[semantic] model must be an absolute path or \"off\", not {model:?}"
         )));
     }
-    Ok(Some(model_path))
+    Ok(ModelSetting::At(model_path))
 }
 
 #[cfg(test)]
@@ -189,13 +200,20 @@ mod tests {
         let read = |text: &str| {
             UserFile::parse(Path::new(FILE), text)
                 .semantic_model()
-                .map(|p| p.map(Path::to_path_buf))
+                .cloned()
         };
-        assert_eq!(read("").unwrap(), None);
-        assert_eq!(read("[model]\ncommand = [\"llm\"]\n").unwrap(), None);
+        assert_eq!(read("").unwrap(), ModelSetting::Unset);
+        assert_eq!(
+            read("[model]\ncommand = [\"llm\"]\n").unwrap(),
+            ModelSetting::Unset
+        );
         assert_eq!(
             read("[semantic]\nmodel = \"/models/use\"\n").unwrap(),
-            Some(PathBuf::from("/models/use"))
+            ModelSetting::At(PathBuf::from("/models/use"))
+        );
+        assert_eq!(
+            read("[semantic]\nmodel = \"off\"\n").unwrap(),
+            ModelSetting::Off
         );
     }
 
@@ -240,7 +258,10 @@ mod tests {
             err,
             "/cfg/config.toml: [model] command is empty: name a program first"
         );
-        assert_eq!(file.semantic_model().unwrap(), Some(Path::new("/m")));
+        assert_eq!(
+            file.semantic_model().unwrap(),
+            &ModelSetting::At(PathBuf::from("/m"))
+        );
         let file = UserFile::parse(
             Path::new(FILE),
             "[semantic]\nmodle = 1\n[extract]\nauto_accept = true\n",

@@ -95,6 +95,7 @@ pub fn gather(
         .and_then(|prompt| Some((prompt, mdindex::relevance::prompt_query(prompt)?.at(now))))
     {
         let warnings = &mut context.warnings;
+        warnings.extend(crate::semantic::say_once_what_is_missing(config));
         context.records = choose::recall(config, stores, &query, prompt, ask, now, warnings)?;
     }
     Ok(context)

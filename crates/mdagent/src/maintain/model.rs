@@ -1,7 +1,8 @@
 //! `memctl model`: the sentence encoder installed for semantic matching,
-//! and whether it is on (issue 18; docs/EMBEDDINGS.md). Installing turns
-//! nothing on: the user names the model in their own configuration file or
-//! in `MEMCTL_EMBED_MODEL` ([`crate::semantic`]).
+//! and whether it is on (issue 18; docs/EMBEDDINGS.md). The model installed
+//! at the default place is on unless the user's file says `[semantic] model
+//! = "off"`; the user's file or `MEMCTL_EMBED_MODEL` may name another
+//! ([`Config::embed_model`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,7 @@ use mdstore::escape::escape_controls;
 
 use super::MaintainError;
 use crate::Config;
-use crate::config::EMBED_MODEL_VAR;
+use crate::config::{EMBED_MODEL_VAR, ModelSetting};
 use crate::face::Tell;
 
 /// Where `memctl model install` puts the model.
@@ -51,6 +52,19 @@ pub fn download(config: &Config, tell: &dyn Tell) -> Result<PathBuf, MaintainErr
     }
 }
 
+/// Whether the model installed at `dest` is the one in force (named by
+/// its folder or its file, or through a link).
+pub fn is_in_force(config: &Config, dest: &Path) -> bool {
+    let ModelState::On(path) = status(config).state else {
+        return false;
+    };
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    path.starts_with(dest)
+        || canonical(&path)
+            .zip(canonical(dest))
+            .is_some_and(|(path, dest)| path.starts_with(dest))
+}
+
 /// Whether semantic matching is on, and with what.
 #[derive(Debug)]
 pub struct ModelStatus {
@@ -67,6 +81,8 @@ pub struct ModelStatus {
 pub enum NamedBy {
     Variable,
     UserFile(PathBuf),
+    /// Nothing names it: the one installed at the default place.
+    Installed,
 }
 
 impl std::fmt::Display for NamedBy {
@@ -78,6 +94,7 @@ impl std::fmt::Display for NamedBy {
                 "[semantic] model in {}",
                 escape_controls(&file.display().to_string())
             ),
+            NamedBy::Installed => f.write_str("installed at the default place"),
         }
     }
 }
@@ -86,7 +103,10 @@ impl std::fmt::Display for NamedBy {
 pub enum ModelState {
     /// The user's configuration file cannot be read: why.
     BadSetting(String),
+    /// None named nor installed.
     NotConfigured,
+    /// `[semantic] model = "off"` in the user's file.
+    TurnedOff,
     /// On, with the model at this path.
     On(PathBuf),
     /// Named but unusable: why, in one line.
@@ -101,28 +121,28 @@ impl ModelState {
 }
 
 /// Whether semantic matching is on: the variable first, then the user's
-/// file; the model named is opened to tell.
+/// file, then the model installed at the default place; the model in force
+/// is opened to tell.
 pub fn status(config: &Config) -> ModelStatus {
     let setting = config.user_file().semantic_model();
-    let env = config.embed_model_var();
+    let env = config.embed_model_var().is_some();
     let user_file = config.folders().user_config.clone();
-    let named_by = match (&env, &setting) {
-        (Some(_), _) => Some(NamedBy::Variable),
-        (None, Ok(Some(_))) => user_file.map(NamedBy::UserFile),
+    let named_by = match (env, &setting) {
+        (true, _) => Some(NamedBy::Variable),
+        (false, Ok(ModelSetting::At(_))) => user_file.map(NamedBy::UserFile),
+        (false, Ok(ModelSetting::Unset)) => config.installed_model().map(|_| NamedBy::Installed),
         _ => None,
     };
-    let state = match setting {
-        Err(e) if env.is_none() => ModelState::BadSetting(e.to_string()),
-        setting => {
-            let path = env.or_else(|| setting.ok().flatten().map(Path::to_path_buf));
-            match mdembed::open_at(path) {
-                Availability::NotConfigured => ModelState::NotConfigured,
-                Availability::Usable(model) => ModelState::On(model.path().to_path_buf()),
-                broken @ Availability::Broken { .. } => {
-                    ModelState::Broken(broken.explain().unwrap_or_default())
-                }
+    let state = match config.embed_model() {
+        Err(e) => ModelState::BadSetting(e.to_string()),
+        Ok(None) if config.encoder_turned_off() => ModelState::TurnedOff,
+        Ok(path) => match mdembed::open_at(path) {
+            Availability::NotConfigured => ModelState::NotConfigured,
+            Availability::Usable(model) => ModelState::On(model.path().to_path_buf()),
+            broken @ Availability::Broken { .. } => {
+                ModelState::Broken(broken.explain().unwrap_or_default())
             }
-        }
+        },
     };
     let installed = install_dir(config)
         .ok()

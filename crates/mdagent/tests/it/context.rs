@@ -115,3 +115,31 @@ fn a_session_start_shows_each_stores_catalogue_without_expired_lines() {
     );
     assert!(!catalogue.text.contains("old-pytest"), "{}", catalogue.text);
 }
+
+/// Issue 24: without an encoder memctl still runs and says what it lacks,
+/// once; a user who turned it off is not told.
+#[test]
+fn without_an_encoder_context_says_what_it_lacks_once() {
+    let stores = Stores::new();
+    write(&stores.workspace(), pytest("prefer-pytest"));
+    let lacks = |context: &Context| {
+        context
+            .warnings
+            .iter()
+            .filter(|w| w.as_str() == mdagent::semantic::NO_ENCODER)
+            .count()
+    };
+    assert_eq!(lacks(&gather(&stores, &prompt(&[]))), 1);
+    assert_eq!(lacks(&gather(&stores, &prompt(&[]))), 0);
+
+    let off = Stores::new();
+    write(&off.workspace(), pytest("prefer-pytest"));
+    let settings = off.dir.path().join("home/.config/memctl");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("config.toml"),
+        "[semantic]\nmodel = \"off\"\n",
+    )
+    .unwrap();
+    assert_eq!(lacks(&gather(&off, &prompt(&[]))), 0);
+}

@@ -3,7 +3,6 @@
 //! `mdagent::maintain::model`).
 
 use mdagent::Config;
-use mdagent::config::EMBED_MODEL_VAR;
 use mdagent::maintain::model::{self, MODEL_NAME, ModelState};
 use mdagent::semantic;
 
@@ -32,26 +31,16 @@ fn install(config: &Config, ui: &Ui, from: Option<&std::path::Path>) -> anyhow::
         Some(file) => model::install_from_file(config, file)?,
         None => model::download(config, ui)?,
     };
-    // The file and its folder may not exist yet: say so, with the folder.
-    let user_config = config.folders().user_config.as_ref().map_or_else(
-        || "your memctl config.toml".to_string(),
-        |p| match p.parent().filter(|dir| !dir.is_dir()) {
-            Some(dir) => format!(
-                "{} (create it: mkdir -p {})",
-                ui::shown_path(p),
-                ui::shown_path(dir)
-            ),
-            None => ui::shown_path(p),
-        },
-    );
+    let now = if model::is_in_force(config, &dest) {
+        "semantic matching is on with it (turn it off with \
+         `[semantic] model = \"off\"` in your memctl config.toml)"
+    } else {
+        "semantic matching does not use it: `memctl model status` says why"
+    };
     ui::print(&format!(
-        "installed {MODEL_NAME} at {} (Apache-2.0, its LICENSE beside it)\n\
-         semantic matching stays off until you turn it on: add to {user_config}\n\
-         \n  [semantic]\n  model = {:?}\n\n\
-         or set {EMBED_MODEL_VAR}={}, then run `memctl reindex` to embed the records at once\n\
+        "installed {MODEL_NAME} at {} (Apache-2.0, its LICENSE beside it)\n{now}\n\
+         run `memctl reindex` to embed the records at once\n\
          (otherwise the first search embeds them: half a minute or more for 10,000)\n",
-        ui::shown_path(&dest),
-        dest.display().to_string(),
         ui::shown_path(&dest),
     ))?;
     Ok(Exit::Ok)
@@ -64,7 +53,12 @@ fn status(config: &Config) -> anyhow::Result<Exit> {
         .map_or_else(String::new, |by| by.to_string());
     let mut out = match &status.state {
         ModelState::BadSetting(e) => format!("semantic matching: off ({})\n", ui::shown(e)),
-        ModelState::NotConfigured => "semantic matching: off (no model named)\n".to_string(),
+        ModelState::NotConfigured => {
+            "semantic matching: off (no model named or installed)\n".to_string()
+        }
+        ModelState::TurnedOff => {
+            "semantic matching: off ([semantic] model = \"off\" in your config.toml)\n".to_string()
+        }
         ModelState::On(path) => format!(
             "semantic matching: on, {MODEL_NAME} at {} (named by {named_by})\n",
             ui::shown_path(path)

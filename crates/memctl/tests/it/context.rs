@@ -284,7 +284,14 @@ fn hook_user_prompt_submit_answers_in_claude_codes_format() {
     let added = added_context(&run, "UserPromptSubmit");
     assert!(added.contains("id=\"prefer-pytest\""), "{added}");
     assert!(run.stdout.chars().count() < 10_000);
-    assert_eq!(run.stderr, "");
+    // The first prompt without an encoder says so, once (issue 24).
+    let lacks = format!(
+        "memctl context --hook claude-code: warning: {}\n",
+        mdagent::semantic::NO_ENCODER
+    );
+    assert_eq!(run.stderr, lacks);
+    let again = hook(&env, &event(&env, "user-prompt-submit.json", |_| {}));
+    assert_eq!(again.stderr, "");
     assert_run_snapshot!(env, run);
 }
 
@@ -506,7 +513,13 @@ fn hook_with_a_cache_folder_that_cannot_be_created_still_answers() {
         // Without session state the record is shown again: the price of
         // the broken cache, said on standard error.
         assert!(added.contains("id=\"prefer-pytest\""), "{turn}: {added}");
-        let warnings: Vec<&str> = run.stderr.lines().collect();
+        // A cache that cannot hold the mark of "said once" says it again.
+        let lacks = run.stderr.lines().next().unwrap_or_default();
+        assert!(
+            lacks.ends_with(mdagent::semantic::NO_ENCODER),
+            "{turn}: {lacks}"
+        );
+        let warnings: Vec<&str> = run.stderr.lines().skip(1).collect();
         assert_eq!(warnings.len(), 2, "{turn}: {}", run.stderr);
         assert!(
             warnings[0].contains("warning: the index of the workspace store cannot be kept")

@@ -290,7 +290,7 @@ fn model_status_says_off_until_a_model_is_named_and_refuses_a_relative_setting()
     assert!(
         status
             .stdout
-            .contains("semantic matching: off (no model named)"),
+            .contains("semantic matching: off (no model named or installed)"),
         "{}",
         status.stdout
     );
@@ -324,7 +324,7 @@ fn a_setting_in_the_workspace_store_does_not_turn_the_model_on() {
     assert!(
         status
             .stdout
-            .contains("semantic matching: off (no model named)"),
+            .contains("semantic matching: off (no model named or installed)"),
         "{}",
         status.stdout
     );
