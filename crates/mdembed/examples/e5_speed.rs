@@ -1,5 +1,6 @@
-//! How long the e5 port takes on one core: loading the model, one short
-//! prompt, one passage of 400 characters (median of several runs each).
+//! How long the e5 port takes on one core, then on two: loading the model,
+//! one short prompt, one passage of 400 characters (median of several runs
+//! each).
 //!
 //!     cargo run --release -p mdembed --example e5_speed -- path/to/e5-small-q4.bin
 //!
@@ -20,9 +21,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .ok_or("usage: e5_speed path/to/e5-small-q4.bin")?
         .into();
-    let start = Instant::now();
-    let model = E5::open(&path)?.with_threads(1);
-    println!("load: {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
+    for threads in [1, 2] {
+        let start = Instant::now();
+        let model = E5::open(&path)?.with_threads(threads);
+        let load = start.elapsed().as_secs_f64() * 1e3;
+        println!("{threads} thread(s): load {load:.0} ms");
+        measure(&model);
+    }
+    Ok(())
+}
+
+fn measure(model: &E5) {
     let prompts = [
         "how do we deploy the app?",
         "数据库连接池的配置在哪里？",
@@ -70,5 +79,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         model.tokenize(passage, Kind::Passage).len() + 2,
         time(passage, Kind::Passage, 7)
     );
-    Ok(())
 }

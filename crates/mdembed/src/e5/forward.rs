@@ -203,12 +203,68 @@ fn dot_block(w: &[i8], a: &[i8]) -> i32 {
     sum
 }
 
+/// Below this many multiply-adds a product runs on one thread: a thread
+/// costs tens of microseconds to start.
+const THREADED_MACS: usize = 1 << 21;
+
 /// `x · Wᵀ + bias` for `tokens` rows of quantized activations: `[tokens,
-/// w.rows]`.
-fn matmul(w: &Q4Matrix, bias: &[f32], x: &Quantized, tokens: usize) -> Vec<f32> {
-    let (rows, cols, blocks) = (w.rows, w.cols, w.cols / QK);
+/// w.rows]`, the weight rows split over up to `threads` threads. Each
+/// output is summed on one thread in the same order whatever the split,
+/// so the result does not depend on the thread count.
+fn matmul(w: &Q4Matrix, bias: &[f32], x: &Quantized, tokens: usize, threads: usize) -> Vec<f32> {
+    let rows = w.rows;
+    let threads = if tokens * rows * w.cols < THREADED_MACS {
+        1
+    } else {
+        threads.clamp(1, rows)
+    };
     let mut y = vec![0f32; tokens * rows];
-    for o in 0..rows {
+    if threads == 1 {
+        matmul_rows(w, bias, x, tokens, 0..rows, |t, o, v| y[t * rows + o] = v);
+        return y;
+    }
+    let per = rows.div_ceil(threads);
+    let parts: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..rows)
+            .step_by(per)
+            .map(|first| {
+                scope.spawn(move || {
+                    let span = first..(first + per).min(rows);
+                    let n = span.len();
+                    let mut part = vec![0f32; tokens * n];
+                    matmul_rows(w, bias, x, tokens, span, |t, o, v| {
+                        part[t * n + o - first] = v;
+                    });
+                    (first, part)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    for (first, part) in parts {
+        let n = part.len() / tokens;
+        for t in 0..tokens {
+            y[t * rows + first..t * rows + first + n].copy_from_slice(&part[t * n..(t + 1) * n]);
+        }
+    }
+    y
+}
+
+/// The outputs of weight rows `span` for every token, each given to `put`
+/// as (token, row, value).
+fn matmul_rows(
+    w: &Q4Matrix,
+    bias: &[f32],
+    x: &Quantized,
+    tokens: usize,
+    span: std::ops::Range<usize>,
+    mut put: impl FnMut(usize, usize, f32),
+) {
+    let (cols, blocks) = (w.cols, w.cols / QK);
+    for o in span {
         let w_row = &w.nibbles[o * cols..(o + 1) * cols];
         let w_scales = &w.scales[o * blocks..(o + 1) * blocks];
         for t in 0..tokens {
@@ -220,10 +276,9 @@ fn matmul(w: &Q4Matrix, bias: &[f32], x: &Quantized, tokens: usize) -> Vec<f32> 
                 let isum = dot_block(&w_row[b * QK..(b + 1) * QK], &a_row[b * QK..(b + 1) * QK]);
                 acc += w_scales[b] * a_scales[b] * (isum - 8 * a_sums[b]) as f32;
             }
-            y[t * rows + o] = bias[o] + acc;
+            put(t, o, bias[o] + acc);
         }
     }
-    y
 }
 
 /// `x = layernorm(x + y)` row by row (`y` None: `layernorm(x)`).
@@ -312,7 +367,7 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], tokens: usize, s: &Sizes) -> Vec<f
 /// with `<s>` and `</s>` already around them, at positions 0, 1, 2, …
 /// Every id must be below the vocabulary size and there must be at most as
 /// many ids as positions (the caller's windows see to both).
-pub(crate) fn mean_pooled(w: &Weights, ids: &[u32]) -> Vec<f32> {
+pub(crate) fn mean_pooled(w: &Weights, ids: &[u32], threads: usize) -> Vec<f32> {
     let s = &w.sizes;
     let (h, tokens) = (s.hidden, ids.len());
     let row_bytes = h / QK * Q4_BLOCK_BYTES;
@@ -328,18 +383,25 @@ pub(crate) fn mean_pooled(w: &Weights, ids: &[u32]) -> Vec<f32> {
     add_layernorm(&mut x, None, &w.embedding_norm, s.eps);
     for layer in &w.layers {
         let xq = quantize(&x, h);
-        let q = matmul(&layer.q, &layer.q_bias, &xq, tokens);
-        let k = matmul(&layer.k, &layer.k_bias, &xq, tokens);
-        let v = matmul(&layer.v, &layer.v_bias, &xq, tokens);
+        let q = matmul(&layer.q, &layer.q_bias, &xq, tokens, threads);
+        let k = matmul(&layer.k, &layer.k_bias, &xq, tokens, threads);
+        let v = matmul(&layer.v, &layer.v_bias, &xq, tokens, threads);
         let context = attention(&q, &k, &v, tokens, s);
         let out = matmul(
             &layer.attention_out,
             &layer.attention_out_bias,
             &quantize(&context, h),
             tokens,
+            threads,
         );
         add_layernorm(&mut x, Some(&out), &layer.attention_norm, s.eps);
-        let mut mid = matmul(&layer.ff_in, &layer.ff_in_bias, &quantize(&x, h), tokens);
+        let mut mid = matmul(
+            &layer.ff_in,
+            &layer.ff_in_bias,
+            &quantize(&x, h),
+            tokens,
+            threads,
+        );
         for m in &mut mid {
             *m = gelu(*m);
         }
@@ -348,6 +410,7 @@ pub(crate) fn mean_pooled(w: &Weights, ids: &[u32]) -> Vec<f32> {
             &layer.ff_out_bias,
             &quantize(&mid, s.ff),
             tokens,
+            threads,
         );
         add_layernorm(&mut x, Some(&out), &layer.output_norm, s.eps);
     }

@@ -111,8 +111,10 @@ impl E5 {
         self.weights.sizes.hidden
     }
 
-    /// At most `threads` threads for a batch (at least one; the default is
-    /// the machine's parallelism). One text runs on one thread.
+    /// At most `threads` threads (at least one; the default is the
+    /// machine's parallelism): one text's products are split over them by
+    /// weight rows, a batch's texts are spread over them one per thread.
+    /// The vectors do not depend on it, bit for bit.
     pub fn with_threads(mut self, threads: usize) -> E5 {
         self.threads = threads.max(1);
         self
@@ -137,6 +139,10 @@ impl E5 {
     /// averaged weighted by their piece counts before the norm, as the C
     /// engine's `embed_n` does.
     pub fn embed(&self, text: &str, kind: Kind) -> Vec<f32> {
+        self.embed_on(text, kind, self.threads)
+    }
+
+    fn embed_on(&self, text: &str, kind: Kind, threads: usize) -> Vec<f32> {
         let content = self.tokenize(text, kind);
         let h = self.dim();
         let window = self.weights.sizes.positions - 2;
@@ -153,7 +159,7 @@ impl E5 {
             ids.push(self.tokenizer.bos);
             ids.extend_from_slice(chunk);
             ids.push(self.tokenizer.eos);
-            let mean = forward::mean_pooled(&self.weights, &ids);
+            let mean = forward::mean_pooled(&self.weights, &ids, threads);
             let weight = chunk.len().max(1) as f32;
             for (s, m) in sum.iter_mut().zip(&mean) {
                 *s += weight * m;
@@ -183,7 +189,10 @@ impl E5 {
     ) -> Result<Vec<Vec<f32>>> {
         let workers = self.threads.min(texts.len());
         if workers <= 1 {
-            return Ok(texts.iter().map(|t| self.embed(t.as_ref(), kind)).collect());
+            return Ok(texts
+                .iter()
+                .map(|t| self.embed_on(t.as_ref(), kind, self.threads))
+                .collect());
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
@@ -197,7 +206,7 @@ impl E5 {
                             let Some(text) = texts.get(i) else {
                                 return mine;
                             };
-                            mine.push((i, self.embed(text.as_ref(), kind)));
+                            mine.push((i, self.embed_on(text.as_ref(), kind, 1)));
                         }
                     })
                 })
