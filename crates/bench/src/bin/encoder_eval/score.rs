@@ -19,6 +19,8 @@ pub struct Row {
     pub passage: f32,
     pub named_or_passage: f32,
     pub background: Vec<f32>,
+    /// How many records the store holds.
+    pub records: usize,
     /// `search --limit 5` by words.
     pub search: Vec<String>,
     /// `search --limit 5` by words and meaning (the model named).
@@ -236,7 +238,7 @@ pub fn report(tuning: &[(LabelledSet, Vec<Row>)], held: &[(LabelledSet, Vec<Row>
 
 /// The features of the learned combinations: the full one, and the one
 /// the rule built reads (the index's stored vectors).
-pub const COMBINATIONS: [(&str, Features); 2] = [
+pub const COMBINATIONS: [(&str, Features); 3] = [
     ("index's closest, bg top1/mean3/mean10, words pass", |r| {
         vec![
             f64::from(r.closest),
@@ -246,6 +248,19 @@ pub const COMBINATIONS: [(&str, Features); 2] = [
             f64::from(u8::from(!r.context.is_empty())),
         ]
     }),
+    (
+        "index's closest, bg top1/mean3/mean10, words pass, ln(records)",
+        |r| {
+            vec![
+                f64::from(r.closest),
+                f64::from(r.background_mean(1)),
+                f64::from(r.background_mean(3)),
+                f64::from(r.background_mean(10)),
+                f64::from(u8::from(!r.context.is_empty())),
+                (r.records.max(1) as f64).ln(),
+            ]
+        },
+    ),
     (
         "named, stored, passage, bg top1/mean3/mean10, words pass",
         |r| {
@@ -371,12 +386,54 @@ fn choose_near_search(sets: &[(&[Row], Vec<f64>)]) -> f64 {
     best.0
 }
 
+/// The threshold whose worst margin to issue 24's three targets (hit@5
+/// 0.9, quiet 0.8, hit@5 within 0.03 of `search --limit 5`'s) over the sets
+/// is best: when they cannot all be met, the one that misses them least.
+fn choose_worst_margin(sets: &[(&[Row], Vec<f64>)]) -> f64 {
+    let mut candidates: Vec<f64> = sets.iter().flat_map(|(_, s)| s.iter().copied()).collect();
+    candidates.sort_by(f64::total_cmp);
+    candidates.dedup();
+    let mut best = (f64::MIN, f64::MIN);
+    for &t in &candidates {
+        let worst = sets
+            .iter()
+            .map(|(rows, scores)| {
+                let f = gated_by(rows, scores, t);
+                let search = plain(rows, |r| &r.search).hit_at_5;
+                (f.hit_at_5 - 0.9)
+                    .min(f.quiet - 0.8)
+                    .min(f.hit_at_5 - (search - 0.03))
+            })
+            .fold(f64::MAX, f64::min);
+        if worst > best.1 {
+            best = (t, worst);
+        }
+    }
+    best.0
+}
+
+/// How a combination's threshold is chosen on the sets it is fitted on.
+pub type Policy = fn(&[(&[Row], Vec<f64>)]) -> f64;
+
+/// The policies measured: the one shipped first, and the least miss.
+pub const POLICIES: [(&str, Policy); 2] = [
+    (
+        "gate kept within 0.03 of search's hit@5",
+        choose_near_search,
+    ),
+    ("worst margin to the three targets", choose_worst_margin),
+];
+
 /// The learned combinations, each fitted and thresholded without the set
 /// it is measured on (tuning sets: leave one out; held-out sets: fitted on
 /// every tuning set).
 pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(LabelledSet, Vec<Row>)]) {
-    for (name, features) in COMBINATIONS {
-        println!("\n## Learned combination ({name}), gate kept within 0.03 of search's hit@5\n");
+    for ((name, features), (policy_name, policy)) in COMBINATIONS
+        .iter()
+        .flat_map(|c| POLICIES.iter().map(move |p| (c, p)))
+    {
+        let features = *features;
+        println!("\n## Learned combination ({name}), {policy_name}\n");
         println!("| set | AUC | hit@5 / quiet | search hit@5 |\n|---|---:|---:|---:|");
         let measured = tuning.iter().enumerate().map(|(i, (set, rows))| {
             let others: Vec<&(LabelledSet, Vec<Row>)> = tuning
@@ -401,7 +458,7 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
                     )
                 })
                 .collect();
-            let t = choose_near_search(&scored);
+            let t = policy(&scored);
             let scores: Vec<f64> = rows.iter().map(|x| model.score(&features(x))).collect();
             let f = gated_by(rows, &scores, t);
             let refs: Vec<&Row> = rows.iter().collect();
@@ -423,7 +480,7 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
                 )
             })
             .collect();
-        let threshold = choose_near_search(&scored);
+        let threshold = policy(&scored);
         let folded: Vec<String> = (0..model.weights.len())
             .map(|j| format!("{:.6}", model.weights[j] / model.spread[j]))
             .collect();
