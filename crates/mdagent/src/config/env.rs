@@ -38,6 +38,8 @@ pub const VARIABLES: &[&str] = &[
     "MEMCTL_DREAM_MIN_WRITES",
     // Output.
     "COLUMNS",
+    // The model's download: the system's trusted certificates (OpenSSL's name).
+    "SSL_CERT_FILE",
 ];
 
 /// The environment as memctl saw it at start.

@@ -375,6 +375,23 @@ impl Config {
             .map(|dir| dir.join(mdembed::MODEL_NAME))
     }
 
+    /// The system's trusted certificates for `memctl model install`'s
+    /// download: `SSL_CERT_FILE`, else the first of the usual bundles that
+    /// is a file (Debian and Ubuntu, Fedora and RHEL, Alpine and macOS);
+    /// `None` leaves the download to the roots built into the binary.
+    pub fn ca_bundle(&self) -> Option<PathBuf> {
+        const BUNDLES: [&str; 3] = [
+            "/etc/ssl/certs/ca-certificates.crt",
+            "/etc/pki/tls/certs/ca-bundle.crt",
+            "/etc/ssl/cert.pem",
+        ];
+        self.env
+            .path("SSL_CERT_FILE")
+            .into_iter()
+            .chain(BUNDLES.iter().map(PathBuf::from))
+            .find(|path| path.is_file())
+    }
+
     /// The editor the user chose: `$VISUAL`, else `$EDITOR`; `None` when
     /// neither is set (a face then runs `vi`, on a terminal).
     pub fn editor(&self) -> Option<&str> {
@@ -460,6 +477,20 @@ mod tests {
         let off = config(&[("XDG_CONFIG_HOME", home)]);
         assert_eq!(off.embed_model().unwrap(), None);
         assert!(off.encoder_turned_off());
+    }
+
+    #[test]
+    fn the_download_trusts_the_certificates_ssl_cert_file_names_when_it_is_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let bundle = dir.path().join("corporate.pem");
+        std::fs::write(&bundle, "-----BEGIN CERTIFICATE-----\n").unwrap();
+        let named = config(&[("SSL_CERT_FILE", bundle.to_str().unwrap())]);
+        assert_eq!(named.ca_bundle(), Some(bundle));
+        // A name that is no file falls back to the system's usual bundles
+        // (or none: then the roots built into the binary).
+        let missing = config(&[("SSL_CERT_FILE", "/nonexistent/ca.pem")]);
+        assert_ne!(missing.ca_bundle(), Some("/nonexistent/ca.pem".into()));
+        assert_eq!(missing.ca_bundle(), config(&[]).ca_bundle());
     }
 
     #[test]

