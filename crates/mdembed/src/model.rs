@@ -34,6 +34,11 @@ pub struct Model {
     table: Table,
     path: PathBuf,
     threads: usize,
+    /// The last text [`Model::embed`] embedded, with its embedding: one
+    /// request asks for its prompt's several times (each store's search,
+    /// the judgement against the background), and encoding it costs
+    /// milliseconds each time, where this costs a comparison.
+    last: Mutex<Option<(String, Embedding)>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -83,6 +88,7 @@ impl Model {
             table: parts.table,
             path: path.to_path_buf(),
             threads,
+            last: Mutex::new(None),
         })
     }
 
@@ -114,11 +120,27 @@ impl Model {
         ids
     }
 
-    /// The embedding of one text.
+    /// The embedding of one text. The same text asked again gets the
+    /// embedding kept from the last call, the same bit for bit.
     pub fn embed(&self, text: &str) -> Result<Embedding> {
+        if let Some(kept) = self.kept(text) {
+            return Ok(kept);
+        }
         let mut out = [[0f32; DIM]];
         encoder::encode_group(&self.weights, &self.table, &[self.tokenize(text)], &mut out)?;
+        // A poisoned lock only means another thread panicked mid-write:
+        // the cache is then not used, nothing else is lost.
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((text.to_string(), out[0]));
+        }
         Ok(out[0])
+    }
+
+    /// The embedding kept from the last [`Model::embed`], if it was of `text`.
+    fn kept(&self, text: &str) -> Option<Embedding> {
+        let last = self.last.lock().ok()?;
+        let (kept_text, vector) = last.as_ref()?;
+        (kept_text == text).then_some(*vector)
     }
 
     /// The embeddings of many texts, in order. Each text's embedding is the

@@ -57,6 +57,29 @@ fn embeddings_are_bit_identical_across_loads_threads_and_batches() {
     real_clients_absent,
     ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
 )]
+fn a_text_embedded_again_gets_the_same_bits_and_another_text_its_own() {
+    let fixture = fixture("a_text_embedded_again_gets_the_same_bits_and_another_text_its_own");
+    let texts = some_real_lines();
+    let (one, other) = (&texts[0], &texts[1]);
+    let fresh = Model::open(&fixture.installed).unwrap();
+    let expected = bits(&fresh.embed_batch(&[one, other]).unwrap());
+    let model = Model::open(&fixture.installed).unwrap();
+    let asked = [one, one, other, one, other, other];
+    for text in asked {
+        let i = usize::from(text != one);
+        assert_eq!(
+            bits(&[model.embed(text).unwrap()])[0],
+            expected[i],
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel and its reference), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
 fn the_same_records_rank_first_across_runs() {
     let fixture = fixture("the_same_records_rank_first_across_runs");
     let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/bench/fixtures/context");

@@ -165,3 +165,37 @@ fn context_with_a_model_named_but_gone_answers_by_words_and_says_so() {
         two.stderr
     );
 }
+
+/// The hook's refresh drops the vectors of records that are gone and of
+/// another version, and makes the missing ones, in the queries made cheap
+/// for a hook at 10,000 records (`mdindex::semantic`: the gone found by
+/// merging the two hash indexes, the missing by the key alone once only
+/// current vectors are left): the same vectors as before, no more.
+#[test]
+#[cfg_attr(
+    real_clients_absent,
+    ignore = "needs python3 with venv and PyPI (the embedding model wheel), not found when this crate was built; CI or MEMCTL_REAL_CLIENTS=1 runs it"
+)]
+fn context_drops_the_vectors_of_gone_records_and_of_another_version() {
+    let env = env_with_model("context_drops_gone_and_other_version_vectors");
+    store_with_two_relevant(&env);
+    let before = shown(&env);
+    assert_eq!(vectors(&env), 5);
+    std::fs::remove_file(env.store().join("pytest-fixtures.md")).expect("the record goes");
+    let without = shown(&env);
+    assert!(
+        !without.contains(&"pytest-fixtures".to_string()),
+        "{without:?}"
+    );
+    assert_eq!(vectors(&env), 4, "the gone record's vector is dropped");
+    store_with_two_relevant(&env);
+    assert_eq!(shown(&env), before);
+    for db in env.index_files() {
+        let conn = rusqlite::Connection::open(&db).expect("the index opens");
+        conn.execute_batch("UPDATE vectors SET version = 'another-model'")
+            .expect("the version is changed");
+    }
+    assert_eq!(shown(&env), before);
+    assert_eq!(vectors_where(&env, "version = 'another-model'"), 0);
+    assert_eq!(vectors(&env), 5, "each record's vector made again, once");
+}
