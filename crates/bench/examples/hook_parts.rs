@@ -28,6 +28,7 @@ fn main() -> anyhow::Result<()> {
     let semantic = mdindex::Semantic {
         model: &model,
         text: prompt,
+        deadline: None,
     };
     for _ in 0..3 {
         let started = Instant::now();

@@ -231,6 +231,7 @@ impl EvalStore {
         let semantic = mdindex::Semantic {
             model,
             text: prompt,
+            deadline: None,
         };
         let (store, cache) = (&self.store, &self.cache);
         match mdindex::hybrid_search_store(store, cache, &query, limit, &[], semantic, &mut |_| {})

@@ -221,7 +221,12 @@ fn search_store(
     } = *asked;
     match model {
         Some(model) => {
-            let semantic = mdindex::Semantic { model, text };
+            // A search the user asked for waits until every record is embedded.
+            let semantic = mdindex::Semantic {
+                model,
+                text,
+                deadline: None,
+            };
             mdindex::hybrid_search_store(store, cache, query, limit, types, semantic, progress)
         }
         None => mdindex::search_store(store, cache, query, limit, types, progress),

@@ -289,7 +289,7 @@ fn answer(index: &mut Index, search: &Search<'_>) -> Result<Answer> {
     let mut semantic_failed = None;
     let mut semantic = search.semantic;
     if let Some(asked) = semantic {
-        match index.refresh_vectors(asked.model)? {
+        match index.refresh_vectors(asked.model, asked.deadline)? {
             Ok(report) => vectors = Some(report),
             Err(failure) => {
                 semantic_failed = Some(failure);

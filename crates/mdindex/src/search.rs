@@ -223,7 +223,7 @@ impl Index {
         query.ensure_selective(types)?;
         let prompt = match semantic.model.embed(semantic.text) {
             Ok(prompt) => prompt,
-            Err(e) => return Ok(Err(EmbedFailure(e))),
+            Err(e) => return Ok(Err(EmbedFailure::Model(e))),
         };
         let lexical = self.lexical_rows(query, limit.max(semantic::FUSED_DEPTH), types)?;
         let (filters, params) = filter_sql(query, types);

@@ -76,12 +76,19 @@ const CREATE_TABLE: &str = "CREATE TABLE IF NOT EXISTS vectors (
 );
 CREATE INDEX IF NOT EXISTS docs_hash ON docs (hash, rel_path)";
 
-/// Semantic matching asked of a search: the model, and the query as the
-/// user wrote it (the encoder reads text, not the parsed terms).
+/// Semantic matching asked of a search: the model, the query as the user
+/// wrote it (the encoder reads text, not the parsed terms), and when the
+/// request must stop embedding records (`None`: when all are embedded).
 #[derive(Clone, Copy, Debug)]
 pub struct Semantic<'a> {
     pub model: &'a Model,
     pub text: &'a str,
+    /// A hook is killed at the agent's timeout (10 s): the first prompt
+    /// after the model is turned on on a large store would be killed while
+    /// embedding every record. Records are kept batch by batch; past this
+    /// instant the search stops after at least one batch and answers by
+    /// words ([`EmbedFailure::Unfinished`]), and the next request goes on.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Which vectors the table may hold when [`Index::embed_missing`] looks for
@@ -114,15 +121,28 @@ pub struct VectorReport {
 /// closest first.
 pub(crate) type Ranking = Vec<(String, f32)>;
 
-/// Why semantic matching failed mid-search (the search answers lexically).
+/// Why semantic matching did not answer a search (it answers lexically).
 #[derive(Debug, thiserror::Error)]
-#[error("the model failed: {0}")]
-pub struct EmbedFailure(#[from] pub mdembed::Error);
+pub enum EmbedFailure {
+    #[error("the model failed: {0}")]
+    Model(#[from] mdembed::Error),
+    /// The request's time ran out while records were being embedded.
+    #[error(
+        "the records are being embedded ({embedded} done this time, {left} left; each is kept), and the words decide until they are"
+    )]
+    Unfinished { embedded: usize, left: usize },
+}
 
 impl Index {
     /// Embeds every record that has no vector of [`VECTORS_VERSION`], and
     /// drops the vectors of records that are gone or damaged.
-    pub fn refresh_vectors(&self, model: &Model) -> Result<Result<VectorReport, EmbedFailure>> {
+    /// Past `deadline`, it stops after at least one batch
+    /// ([`Semantic::deadline`]).
+    pub fn refresh_vectors(
+        &self,
+        model: &Model,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Result<VectorReport, EmbedFailure>> {
         let path = &self.paths.db;
         let mut report = VectorReport {
             healed: self.ensure_vector_table()?,
@@ -143,7 +163,7 @@ impl Index {
             )
             .at(path)?;
         Ok(self
-            .embed_missing(model, Left::OnlyCurrent, "", &[])?
+            .embed_missing(model, Left::OnlyCurrent, "", &[], deadline)?
             .map(|embedded| VectorReport { embedded, ..report }))
     }
 
@@ -163,7 +183,7 @@ impl Index {
         let healed = self.ensure_vector_table()?;
         let (filter, params) = rel_path_filter(rel_paths);
         Ok(self
-            .embed_missing(model, Left::AnyVersion, &filter, &params)?
+            .embed_missing(model, Left::AnyVersion, &filter, &params, None)?
             .map(|embedded| VectorReport {
                 embedded,
                 dropped: 0,
@@ -180,6 +200,7 @@ impl Index {
         left: Left,
         filter: &str,
         params: &[rusqlite::types::Value],
+        deadline: Option<std::time::Instant>,
     ) -> Result<Result<usize, EmbedFailure>> {
         let path = &self.paths.db;
         // Once only current vectors are left, a hash in the table's key
@@ -225,12 +246,12 @@ impl Index {
             })
             .collect::<rusqlite::Result<_>>()
             .at(path)?;
-        let mut embedded = 0;
-        for batch in missing.chunks(BATCH) {
+        let out_of_time = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+        in_batches(&missing, &out_of_time, |batch| {
             let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
             let vectors = match model.embed_batch(&texts) {
                 Ok(vectors) => vectors,
-                Err(e) => return Ok(Err(EmbedFailure(e))),
+                Err(e) => return Ok(Err(EmbedFailure::Model(e))),
             };
             let mut insert = self
                 .conn
@@ -243,9 +264,8 @@ impl Index {
                     .execute((hash, VECTORS_VERSION, to_bytes(vector)))
                     .at(path)?;
             }
-            embedded += batch.len();
-        }
-        Ok(Ok(embedded))
+            Ok(Ok(()))
+        })
     }
 
     /// Creates the vector table if it is missing, and makes it again if it
@@ -296,7 +316,7 @@ impl Index {
         for hash in &refused {
             delete.execute([hash]).at(&self.paths.db)?;
         }
-        if let Err(failure) = self.embed_missing(model, Left::AnyVersion, filter, params)? {
+        if let Err(failure) = self.embed_missing(model, Left::AnyVersion, filter, params, None)? {
             return Ok(Err(failure));
         }
         Ok(Ok(self.cosines(query, filter, params)?.0))
@@ -367,7 +387,7 @@ impl Index {
         };
         let prompt = match semantic.model.embed(semantic.text) {
             Ok(prompt) => prompt,
-            Err(e) => return Ok(Err(EmbedFailure(e))),
+            Err(e) => return Ok(Err(EmbedFailure::Model(e))),
         };
         let (filter, params) = rel_path_filter(&rel_paths);
         let near: Vec<String> =
@@ -391,6 +411,30 @@ impl Index {
 
 /// The text of a record that is embedded: its name (words, not a slug),
 /// description and body, joined, cut at [`EMBED_CHARS`] characters.
+/// Runs `each` on `items` a [`BATCH`] at a time (each batch is kept as it
+/// is done, autocommitted), how many; once `out_of_time` says so, stops
+/// after at least one batch, saying how many are left.
+fn in_batches<T>(
+    items: &[T],
+    out_of_time: &dyn Fn() -> bool,
+    mut each: impl FnMut(&[T]) -> Result<Result<(), EmbedFailure>>,
+) -> Result<Result<usize, EmbedFailure>> {
+    let mut done = 0;
+    for batch in items.chunks(BATCH) {
+        if done > 0 && out_of_time() {
+            return Ok(Err(EmbedFailure::Unfinished {
+                embedded: done,
+                left: items.len() - done,
+            }));
+        }
+        if let Err(failure) = each(batch)? {
+            return Ok(Err(failure));
+        }
+        done += batch.len();
+    }
+    Ok(Ok(done))
+}
+
 fn embed_text([name, description, body]: &[String; 3]) -> String {
     let name = name.replace(['-', '_'], " ");
     let joined = format!("{name}. {description}\n{body}");
@@ -497,6 +541,33 @@ mod tests {
                 "{bits:#06x}: {one} against {value}"
             );
         }
+    }
+
+    /// The first prompt after the model is turned on embedded every record
+    /// of a large store before answering, longer than an agent waits for a
+    /// hook: past its deadline a request stops after a batch, says how many
+    /// are left, and has kept what it did.
+    #[test]
+    fn past_its_deadline_a_request_embeds_one_batch_and_says_how_many_are_left() {
+        let items: Vec<usize> = (0..200).collect();
+        let mut seen = Vec::new();
+        let answer = in_batches(&items, &|| true, |batch| {
+            seen.extend_from_slice(batch);
+            Ok(Ok(()))
+        })
+        .unwrap();
+        assert_eq!(seen, (0..BATCH).collect::<Vec<_>>());
+        let Err(EmbedFailure::Unfinished { embedded, left }) = answer else {
+            panic!("{answer:?}");
+        };
+        assert_eq!((embedded, left), (BATCH, 200 - BATCH));
+        let mut all = 0;
+        let answer = in_batches(&items, &|| false, |batch| {
+            all += batch.len();
+            Ok(Ok(()))
+        });
+        assert_eq!(answer.unwrap().unwrap(), 200);
+        assert_eq!(all, 200);
     }
 
     #[test]

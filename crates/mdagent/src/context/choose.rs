@@ -97,9 +97,15 @@ fn judge_by_meaning(
     warnings: &mut Vec<String>,
 ) {
     let stores: Vec<&ScopedStore> = per_store.iter().map(|(scoped, _)| *scoped).collect();
-    let judged = judge(config, &stores, model, query, prompt, words_pass, limit);
+    // One budget for the request: the records without a vector first,
+    // then the background, whatever is left of it.
+    let deadline = background_budget.map(|budget| std::time::Instant::now() + budget);
+    let judged = judge(
+        config, &stores, model, query, prompt, words_pass, limit, deadline,
+    );
     let judged = judged.and_then(|mut judgement| {
-        let background = meaning::background_vectors(model, config.cache_dir(), background_budget)?;
+        let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+        let background = meaning::background_vectors(model, config.cache_dir(), left)?;
         judgement.to_background = meaning::to_background(&judgement.prompt, &background);
         Ok(judgement)
     });
@@ -139,7 +145,9 @@ impl Judgement {
 
 /// What the judgement by meaning reads for `prompt` over `stores`, and
 /// each store's records of words and meaning fused (at most `limit`);
-/// why not, when the model or an index failed.
+/// why not, when the model or an index failed, or when `deadline` passed
+/// while records were being embedded (`mdindex::Semantic::deadline`).
+#[allow(clippy::too_many_arguments)]
 pub fn judge(
     config: &Config,
     stores: &[&ScopedStore],
@@ -148,11 +156,13 @@ pub fn judge(
     prompt: &str,
     words_pass: bool,
     limit: usize,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Judgement, String> {
     let cache = config.cache_dir();
     let semantic = mdindex::Semantic {
         model,
         text: prompt,
+        deadline,
     };
     let mut fused = Vec::new();
     let mut closest = f32::MIN;
@@ -211,6 +221,7 @@ fn order_by_meaning(
     let semantic = mdindex::Semantic {
         model: &model,
         text: prompt,
+        deadline: None,
     };
     for ((scoped, hits), &kept) in per_store.iter_mut().zip(in_cache) {
         if !to_order(hits, kept) {

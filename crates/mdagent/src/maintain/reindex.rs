@@ -84,7 +84,7 @@ pub fn rebuild(
     };
     if let Some(semantic) = model.as_deref() {
         match index
-            .refresh_vectors(semantic)
+            .refresh_vectors(semantic, None)
             .map_err(|e| failed("store the vectors of", e))?
         {
             Ok(vectors) => rebuilt.embedded = Some(vectors.embedded),

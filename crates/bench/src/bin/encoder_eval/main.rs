@@ -404,9 +404,11 @@ fn judged(
     };
     let stores: Vec<&mdagent::stores::ScopedStore> = stores.iter().collect();
     let limit = context::CANDIDATES;
-    mdagent::context::choose::judge(config, &stores, model, &query, prompt, words_pass, limit)
-        .map(Some)
-        .map_err(|why| anyhow::anyhow!(why))
+    mdagent::context::choose::judge(
+        config, &stores, model, &query, prompt, words_pass, limit, None,
+    )
+    .map(Some)
+    .map_err(|why| anyhow::anyhow!(why))
 }
 
 /// The ids the judgement's fused ranking shows, the first [`SHOWN`].
