@@ -447,18 +447,7 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
         let all: Vec<&(LabelledSet, Vec<Row>)> = tuning.iter().collect();
         let held_measured = held.iter().map(|(set, rows)| (set, rows, all.clone()));
         for (set, rows, others) in measured.chain(held_measured) {
-            let train: Vec<&Row> = others.iter().flat_map(|(_, r)| r).collect();
-            let model = Logistic::fit(&train, features);
-            let scored: Vec<(&[Row], Vec<f64>)> = others
-                .iter()
-                .map(|(_, r)| {
-                    (
-                        r.as_slice(),
-                        r.iter().map(|x| model.score(&features(x))).collect(),
-                    )
-                })
-                .collect();
-            let t = policy(&scored);
+            let (model, t) = fit_with_threshold(&others, features, *policy);
             let scores: Vec<f64> = rows.iter().map(|x| model.score(&features(x))).collect();
             let f = gated_by(rows, &scores, t);
             let refs: Vec<&Row> = rows.iter().collect();
@@ -469,18 +458,7 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
                 set.name, f.hit_at_5, f.quiet
             );
         }
-        let train: Vec<&Row> = tuning.iter().flat_map(|(_, r)| r).collect();
-        let model = Logistic::fit(&train, features);
-        let scored: Vec<(&[Row], Vec<f64>)> = tuning
-            .iter()
-            .map(|(_, r)| {
-                (
-                    r.as_slice(),
-                    r.iter().map(|x| model.score(&features(x))).collect(),
-                )
-            })
-            .collect();
-        let threshold = policy(&scored);
+        let (model, threshold) = fit_with_threshold(&all, features, *policy);
         let folded: Vec<String> = (0..model.weights.len())
             .map(|j| format!("{:.6}", model.weights[j] / model.spread[j]))
             .collect();
@@ -494,6 +472,28 @@ pub fn report_combinations(tuning: &[(LabelledSet, Vec<Row>)], held: &[(Labelled
             folded.join(", ")
         );
     }
+}
+
+/// The combination of `features` fitted on `sets`, and its threshold
+/// chosen by `policy` on the same sets.
+fn fit_with_threshold(
+    sets: &[&(LabelledSet, Vec<Row>)],
+    features: Features,
+    policy: Policy,
+) -> (Logistic, f64) {
+    let train: Vec<&Row> = sets.iter().flat_map(|(_, r)| r).collect();
+    let model = Logistic::fit(&train, features);
+    let scored: Vec<(&[Row], Vec<f64>)> = sets
+        .iter()
+        .map(|(_, r)| {
+            (
+                r.as_slice(),
+                r.iter().map(|x| model.score(&features(x))).collect(),
+            )
+        })
+        .collect();
+    let threshold = policy(&scored);
+    (model, threshold)
 }
 
 fn auc_of(rows: &[&Row], scores: &[f64]) -> f64 {
