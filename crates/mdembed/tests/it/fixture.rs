@@ -41,7 +41,8 @@ pub fn fixture(test: &str) -> &'static Fixture {
     }
 }
 
-fn run(command: &mut Command) -> Result<(), String> {
+/// Runs `command`, its standard error in the failure (the e5 fixture too).
+pub fn run(command: &mut Command) -> Result<(), String> {
     let shown = format!("{command:?}");
     let out = command
         .output()

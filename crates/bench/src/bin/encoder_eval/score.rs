@@ -236,29 +236,30 @@ pub fn report(tuning: &[(LabelledSet, Vec<Row>)], held: &[(LabelledSet, Vec<Row>
     }
 }
 
+/// The features `mdagent::context::meaning::GATE` reads.
+fn shipped_features(r: &Row) -> Vec<f64> {
+    vec![
+        f64::from(r.closest),
+        f64::from(r.background_mean(1)),
+        f64::from(r.background_mean(3)),
+        f64::from(r.background_mean(10)),
+        f64::from(u8::from(!r.context.is_empty())),
+    ]
+}
+
 /// The features of the learned combinations: the full one, and the one
 /// the rule built reads (the index's stored vectors).
 pub const COMBINATIONS: [(&str, Features); 3] = [
-    ("index's closest, bg top1/mean3/mean10, words pass", |r| {
-        vec![
-            f64::from(r.closest),
-            f64::from(r.background_mean(1)),
-            f64::from(r.background_mean(3)),
-            f64::from(r.background_mean(10)),
-            f64::from(u8::from(!r.context.is_empty())),
-        ]
-    }),
+    (
+        "index's closest, bg top1/mean3/mean10, words pass",
+        shipped_features,
+    ),
     (
         "index's closest, bg top1/mean3/mean10, words pass, ln(records)",
         |r| {
-            vec![
-                f64::from(r.closest),
-                f64::from(r.background_mean(1)),
-                f64::from(r.background_mean(3)),
-                f64::from(r.background_mean(10)),
-                f64::from(u8::from(!r.context.is_empty())),
-                (r.records.max(1) as f64).ln(),
-            ]
+            let mut features = shipped_features(r);
+            features.push((r.records.max(1) as f64).ln());
+            features
         },
     ),
     (
